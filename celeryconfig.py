@@ -1,0 +1,58 @@
+"""Celery settings for conv_tasks, read from the environment through conv_tasks.settings.
+
+Each reliability setting says why it is set: conv_tasks must survive killed
+workers and redelivered messages without doing anything twice.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from conv_tasks.settings import get_settings
+
+_settings = get_settings()
+
+broker_url = _settings.broker_url
+result_backend = _settings.result_backend
+
+# JSON only: services that do not import conv_tasks call our tasks with send_task, and a
+# broker message must never be able to make a worker unpickle (and so run) arbitrary code.
+task_serializer = "json"
+result_serializer = "json"
+accept_content = ["json"]
+result_accept_content = ["json"]
+
+# Acknowledge a message only after its task has run: a worker killed mid-task leaves the
+# message unacknowledged, and the broker delivers it again. Node tasks are idempotent.
+task_acks_late = True
+# ...and when the pool child running a task dies (SIGKILL, OOM), requeue the message instead
+# of acknowledging it as failed.
+task_reject_on_worker_lost = True
+# A worker reserves one message at a time, so messages wait in the broker where any free
+# worker can take them, not in the memory of a busy (or dying) worker.
+worker_prefetch_multiplier = 1
+# Unacknowledged messages go back to the queue after this long (Redis transport). Longer than
+# any countdown we use, so a delayed poll is not delivered twice.
+broker_transport_options = {"visibility_timeout": _settings.visibility_timeout}
+# Task events for Flower: operators watch traversals there.
+worker_send_task_events = True
+task_send_sent_event = True
+task_track_started = True
+
+broker_connection_retry_on_startup = True
+task_default_queue = "conv_tasks"
+result_expires = timedelta(days=1)
+worker_hijack_root_logger = False
+timezone = "UTC"
+enable_utc = True
+
+beat_schedule = {
+    "conv_tasks.beat.watchdog": {
+        "task": "conv_tasks.beat.watchdog",
+        "schedule": _settings.watchdog_interval,
+    },
+    "conv_tasks.beat.collect_templates": {
+        "task": "conv_tasks.beat.collect_templates",
+        "schedule": _settings.gc_interval,
+    },
+}

@@ -1,0 +1,41 @@
+"""Run the Alembic migrations that ship inside the package (`conv-tasks db upgrade`)."""
+
+from __future__ import annotations
+
+from importlib.resources import files
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from conv_tasks.settings import get_settings
+
+
+def alembic_config(url: str | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(files("conv_tasks.db") / "migrations"))
+    config.set_main_option("sqlalchemy.url", (url or get_settings().database_url).replace("%", "%%"))
+    return config
+
+
+def ensure_database(url: str | None = None) -> bool:
+    """Create the database named in `url` if it does not exist. Returns True if it was created."""
+    target = make_url(url or get_settings().database_url)
+    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            exists = conn.execute(
+                text("SELECT 1 FROM pg_database WHERE datname = :name"), {"name": target.database}
+            ).scalar()
+            if exists:
+                return False
+            conn.execute(text(f'CREATE DATABASE "{target.database}"'))
+            return True
+    finally:
+        admin.dispose()
+
+
+def upgrade(url: str | None = None, revision: str = "head") -> None:
+    """Bring the database schema up to `revision`."""
+    command.upgrade(alembic_config(url), revision)

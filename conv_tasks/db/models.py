@@ -1,0 +1,186 @@
+"""SQLAlchemy 2.x models: the tables that hold the truth about every stack.
+
+One row per stack, per raw template, per resource *version* and per event.
+Nothing here talks to Redis or Celery, and nothing outside conv_tasks.db
+builds SQL from these models directly: repositories do.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    func,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+JsonB = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JsonB, list[Any]: JsonB}
+
+
+class RawTemplate(Base):
+    """A template as the user gave it, with its parameters and files. Immutable once written."""
+
+    __tablename__ = "raw_template"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    template: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False)
+    parameters: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    files: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class Stack(Base):
+    """A stack. current_traversal is swapped by compare-and-swap: the winner owns the stack."""
+
+    __tablename__ = "stack"
+    __table_args__ = (
+        Index(
+            "uq_stack_tenant_name_live",
+            "tenant",
+            "name",
+            unique=True,
+            postgresql_where=text("deleted_at IS NULL"),
+        ),
+        Index("ix_stack_status", "status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    tenant: Mapped[str] = mapped_column(String(255), nullable=False)
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    status: Mapped[str] = mapped_column(String(32), nullable=False)
+    status_reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    raw_template_id: Mapped[int | None] = mapped_column(
+        BigInteger, ForeignKey("raw_template.id", ondelete="RESTRICT"), nullable=True
+    )
+    prev_raw_template_id: Mapped[int | None] = mapped_column(
+        BigInteger, ForeignKey("raw_template.id", ondelete="RESTRICT"), nullable=True
+    )
+    current_traversal: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    current_graph: Mapped[dict[str, Any] | None] = mapped_column(JsonB, nullable=True)
+    disable_rollback: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    timeout_mins: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    operation_started_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class Resource(Base):
+    """One version of one resource of a stack.
+
+    A changed resource gets a new version row (seed 003); the old row is
+    deleted by the traversal's clean-up node. `replaced_by` is NULL on the
+    head version, the one a traversal converges. `atomic_key` is bumped on
+    every write so that writers can compare-and-swap; `lock_*` is the lease
+    a node task holds while it acts on the resource.
+    """
+
+    __tablename__ = "resource"
+    __table_args__ = (
+        UniqueConstraint("stack_id", "name", "version", name="uq_resource_stack_name_version"),
+        Index("ix_resource_stack_name", "stack_id", "name"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    type: Mapped[str] = mapped_column(String(255), nullable=False)
+    physical_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    action: Mapped[str] = mapped_column(String(32), nullable=False, default="INIT")
+    status: Mapped[str] = mapped_column(String(32), nullable=False, default="COMPLETE")
+    status_reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    # The raw template this version was last converged to (not a foreign key: templates are
+    # garbage-collected once no stack refers to them, resource versions may outlive that).
+    template_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    properties_data: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    attr_data: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    plugin_data: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    definition_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    requires: Mapped[list[Any]] = mapped_column(JsonB, nullable=False, default=list)
+    deletion_policy: Mapped[str] = mapped_column(String(16), nullable=False, default="Delete")
+    replaces: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    replaced_by: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    lock_holder: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    lock_nonce: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    lock_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    action_started_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), nullable=True
+    )
+    atomic_key: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class Event(Base):
+    """Something that happened to a stack or one of its resources, for the user to read."""
+
+    __tablename__ = "event"
+    __table_args__ = (Index("ix_event_stack_id", "stack_id", "id"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
+    )
+    resource_name: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    physical_id: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    status: Mapped[str] = mapped_column(String(32), nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    traversal: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class SandboxObject(Base):
+    """An object in the sandbox cloud that test resource types create.
+
+    `token` is the idempotency token of the action that created it: the same
+    token never creates a second object, which is how tests prove that a
+    redelivered task made nothing twice.
+    """
+
+    __tablename__ = "sandbox_object"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    token: Mapped[str] = mapped_column(String(255), nullable=False, unique=True)
+    kind: Mapped[str] = mapped_column(String(64), nullable=False)
+    properties: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    create_calls: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    deleted: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )

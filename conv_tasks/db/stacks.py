@@ -1,0 +1,102 @@
+"""Stack rows: create, look up, and swap the traversal by compare-and-swap.
+
+The traversal id on the stack row is the single point of ownership: an
+operation owns the stack exactly while `current_traversal` holds its id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from conv_tasks.db.models import Stack
+from conv_tasks.db.validation import require_fields, require_uuid
+from conv_tasks.errors import NotFound
+
+WRITABLE = frozenset(
+    {
+        "action",
+        "status",
+        "status_reason",
+        "raw_template_id",
+        "prev_raw_template_id",
+        "current_graph",
+        "disable_rollback",
+        "timeout_mins",
+        "operation_started_at",
+        "deleted_at",
+    }
+)
+
+
+def get_stack(session: Session, stack_id: str, *, tenant: str | None = None) -> Stack:
+    """The live stack with this id (of this tenant, when given), or NotFound."""
+    stmt = select(Stack).where(Stack.id == stack_id, Stack.deleted_at.is_(None))
+    if tenant is not None:
+        stmt = stmt.where(Stack.tenant == tenant)
+    stack = session.scalars(stmt).one_or_none()
+    if stack is None:
+        raise NotFound(f"Stack {stack_id!r} not found.")
+    return stack
+
+
+def find_stack(session: Session, tenant: str, name_or_id: str) -> Stack:
+    """A live stack of `tenant` by name or id, or NotFound."""
+    stmt = select(Stack).where(
+        Stack.tenant == tenant,
+        Stack.deleted_at.is_(None),
+        (Stack.name == name_or_id) | (Stack.id == name_or_id),
+    )
+    stack = session.scalars(stmt).first()
+    if stack is None:
+        raise NotFound(f"Stack {name_or_id!r} not found.")
+    return stack
+
+
+def list_stacks(session: Session, tenant: str, *, with_deleted: bool = False) -> Sequence[Stack]:
+    stmt = select(Stack).where(Stack.tenant == tenant).order_by(Stack.created_at, Stack.name)
+    if not with_deleted:
+        stmt = stmt.where(Stack.deleted_at.is_(None))
+    return session.scalars(stmt).all()
+
+
+def swap_traversal(
+    session: Session, stack_id: str, expected: str | None, new: str | None, **fields: Any
+) -> bool:
+    """Set the stack's traversal to `new` only if it still holds `expected`.
+
+    Other columns in `fields` are written in the same statement. Returns
+    whether this call won; a loser has written nothing.
+    """
+    require_uuid(stack_id, "stack_id")
+    if expected is not None:
+        require_uuid(expected, "expected traversal")
+    if new is not None:
+        require_uuid(new, "new traversal")
+    require_fields(fields, WRITABLE, "a stack")
+    stmt = (
+        update(Stack)
+        .where(
+            Stack.id == stack_id,
+            Stack.current_traversal.is_not_distinct_from(expected),
+        )
+        .values(current_traversal=new, updated_at=func.now(), **fields)
+        .execution_options(synchronize_session=False)
+    )
+    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
+
+
+def update_if_current(session: Session, stack_id: str, traversal: str, **fields: Any) -> bool:
+    """Write `fields` on the stack only while `traversal` is still its current one."""
+    require_uuid(traversal, "traversal")
+    require_fields(fields, WRITABLE, "a stack")
+    stmt = (
+        update(Stack)
+        .where(Stack.id == stack_id, Stack.current_traversal == traversal)
+        .values(updated_at=func.now(), **fields)
+        .execution_options(synchronize_session=False)
+    )
+    return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]

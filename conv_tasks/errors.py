@@ -1,0 +1,136 @@
+"""The error hierarchy of conv_tasks.
+
+Every error a user can see is a ConvTasksError. Each carries the context a
+user needs to act on it (the template path, the stack, the resource) and its
+message is a sentence. This module imports nothing from the rest of the
+package so that every layer can raise these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class ConvTasksError(Exception):
+    """Root of every error conv_tasks raises on purpose."""
+
+    code = "error"
+
+    def to_dict(self) -> dict[str, object]:
+        """A JSON-able form, used in task results and the CLI."""
+        return {"error": self.code, "message": str(self)}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input, and where it is (a dotted path)."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}" if self.path else self.message
+
+
+class InvalidInput(ConvTasksError):
+    """Input was rejected; nothing was changed. Carries every problem found."""
+
+    code = "invalid_input"
+
+    def __init__(self, problems: Sequence[Problem] | str, *, what: str = "input") -> None:
+        if isinstance(problems, str):
+            problems = [Problem("", problems)]
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.what = what
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        if len(self.problems) == 1:
+            return f"Invalid {self.what}: {self.problems[0]}"
+        lines = "\n".join(f"  - {p}" for p in self.problems)
+        return f"Invalid {self.what} ({len(self.problems)} problems):\n{lines}"
+
+    def to_dict(self) -> dict[str, object]:
+        data = super().to_dict()
+        data["problems"] = [{"path": p.path, "message": p.message} for p in self.problems]
+        return data
+
+
+class TemplateError(InvalidInput):
+    """A template is malformed or refers to something that does not exist."""
+
+    code = "invalid_template"
+
+    def __init__(self, problems: Sequence[Problem] | str) -> None:
+        super().__init__(problems, what="template")
+
+
+class ParameterError(InvalidInput):
+    """A parameter value is missing, of the wrong type or breaks a constraint."""
+
+    code = "invalid_parameters"
+
+    def __init__(self, problems: Sequence[Problem] | str) -> None:
+        super().__init__(problems, what="parameters")
+
+
+class PayloadError(InvalidInput):
+    """A task payload sent by another service is malformed."""
+
+    code = "invalid_payload"
+
+    def __init__(self, problems: Sequence[Problem] | str) -> None:
+        super().__init__(problems, what="payload")
+
+
+class CycleError(TemplateError):
+    """The resources depend on each other in a circle."""
+
+    code = "dependency_cycle"
+
+    def __init__(self, cycle: Sequence[str]) -> None:
+        self.cycle = tuple(cycle)
+        path = " -> ".join([*self.cycle, self.cycle[0]]) if self.cycle else ""
+        super().__init__([Problem("resources", f"circular dependency: {path}")])
+
+
+class NotFound(ConvTasksError):
+    """A stack, resource, template or resource type does not exist (for this tenant)."""
+
+    code = "not_found"
+
+
+class NotSupported(ConvTasksError):
+    """The operation is refused for this object (for example a HIDDEN resource type)."""
+
+    code = "not_supported"
+
+
+class Conflict(ConvTasksError):
+    """The stack is in a state that does not allow the operation."""
+
+    code = "conflict"
+
+
+class TraversalSuperseded(ConvTasksError):
+    """A newer operation took over the stack; the older traversal stops."""
+
+    code = "superseded"
+
+
+class LostRace(ConvTasksError):
+    """Another operation swapped in its traversal first; ours was undone."""
+
+    code = "lost_race"
+
+
+class ResourceFailure(ConvTasksError):
+    """A resource action failed. The message becomes the resource's status reason."""
+
+    code = "resource_failure"
+
+    def __init__(self, message: str, *, resource: str | None = None, action: str | None = None):
+        self.resource = resource
+        self.action = action
+        super().__init__(message)

@@ -1,0 +1,98 @@
+"""Configuration, read from the environment once.
+
+Nothing else in conv_tasks reads os.environ: code asks for `get_settings()`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from conv_tasks.errors import InvalidInput, Problem
+
+DEFAULT_DATABASE_URL = "postgresql+psycopg2://postgres@127.0.0.1:5432/conv_tasks"
+DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/1"
+
+
+def _float(env: Mapping[str, str], name: str, default: float, problems: list[Problem]) -> float:
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        problems.append(Problem(name, f"must be a number, got {raw!r}"))
+        return default
+    if value <= 0:
+        problems.append(Problem(name, f"must be greater than zero, got {raw!r}"))
+        return default
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every knob of conv_tasks. Durations are in seconds."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    broker_url: str = DEFAULT_BROKER_URL
+    redis_url: str = DEFAULT_REDIS_URL
+    result_backend: str = ""
+    # Prefix of every Redis key conv_tasks writes (SyncPoints, heartbeats, waiters).
+    redis_prefix: str = "conv"
+    # How long a SyncPoint lives in Redis without being touched.
+    syncpoint_ttl: float = 7 * 24 * 3600.0
+    # How long a resource lock is held without renewal before another traversal may take it.
+    lock_ttl: float = 60.0
+    # A traversal with no progress for this long is restarted by the watchdog.
+    stall_after: float = 180.0
+    # How often beat runs the watchdog and the template garbage collector.
+    watchdog_interval: float = 30.0
+    gc_interval: float = 300.0
+    # How long a broker message may stay unacknowledged before Redis hands it to another worker.
+    visibility_timeout: float = 600.0
+    # Delay between two completion checks of a resource action in progress.
+    poll_interval: float = 1.0
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if env is None else env
+        problems: list[Problem] = []
+        redis_url = env.get("CONV_TASKS_REDIS_URL") or DEFAULT_REDIS_URL
+        settings = cls(
+            database_url=env.get("CONV_TASKS_DATABASE_URL") or DEFAULT_DATABASE_URL,
+            broker_url=env.get("CONV_TASKS_BROKER_URL") or DEFAULT_BROKER_URL,
+            redis_url=redis_url,
+            result_backend=env.get("CONV_TASKS_RESULT_BACKEND") or redis_url,
+            redis_prefix=env.get("CONV_TASKS_REDIS_PREFIX") or "conv",
+            syncpoint_ttl=_float(env, "CONV_TASKS_SYNCPOINT_TTL", cls.syncpoint_ttl, problems),
+            lock_ttl=_float(env, "CONV_TASKS_LOCK_TTL", cls.lock_ttl, problems),
+            stall_after=_float(env, "CONV_TASKS_STALL_AFTER", cls.stall_after, problems),
+            watchdog_interval=_float(
+                env, "CONV_TASKS_WATCHDOG_INTERVAL", cls.watchdog_interval, problems
+            ),
+            gc_interval=_float(env, "CONV_TASKS_GC_INTERVAL", cls.gc_interval, problems),
+            visibility_timeout=_float(
+                env, "CONV_TASKS_VISIBILITY_TIMEOUT", cls.visibility_timeout, problems
+            ),
+            poll_interval=_float(env, "CONV_TASKS_POLL_INTERVAL", cls.poll_interval, problems),
+        )
+        for name, value in (
+            ("CONV_TASKS_DATABASE_URL", settings.database_url),
+            ("CONV_TASKS_BROKER_URL", settings.broker_url),
+            ("CONV_TASKS_REDIS_URL", settings.redis_url),
+        ):
+            if "://" not in value:
+                problems.append(Problem(name, f"must be a URL such as scheme://host/..., got {value!r}"))
+        if problems:
+            raise InvalidInput(problems, what="configuration")
+        return settings
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read from the environment on first use."""
+    return Settings.from_env()

@@ -1,0 +1,160 @@
+"""Repository operations against the real PostgreSQL: compare-and-swap races and bad input."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+import pytest
+from sqlalchemy import func, select
+
+from conv_tasks.db import resources, stacks, templates
+from conv_tasks.db.models import RawTemplate, Resource, Stack
+from conv_tasks.db.session import session_scope
+from conv_tasks.errors import InvalidInput
+
+CONTENDERS = 8
+
+
+def _new_stack(url: str, traversal: str | None = None) -> str:
+    stack_id = str(uuid.uuid4())
+    with session_scope(url) as session:
+        tmpl = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {})
+        session.add(
+            Stack(
+                id=stack_id, name=f"s-{stack_id[:8]}", tenant="t", action="CREATE",
+                status="IN_PROGRESS", raw_template_id=tmpl.id, current_traversal=traversal,
+            )
+        )
+    return stack_id
+
+
+def _new_resource(url: str, stack_id: str) -> int:
+    with session_scope(url) as session:
+        row = resources.add_version(session, stack_id=stack_id, name="r", version=0,
+                                    type="OS::Heat::None")
+        return row.id
+
+
+def _try_swap(url: str, stack_id: str, expected: str, barrier_at: float) -> str | None:
+    new = str(uuid.uuid4())
+    while time.time() < barrier_at:
+        time.sleep(0.001)
+    with session_scope(url) as session:
+        won = stacks.swap_traversal(session, stack_id, expected, new, status="IN_PROGRESS")
+    return new if won else None
+
+
+def _try_lock(url: str, resource_id: int, barrier_at: float) -> str | None:
+    holder, nonce = str(uuid.uuid4()), str(uuid.uuid4())
+    while time.time() < barrier_at:
+        time.sleep(0.001)
+    with session_scope(url) as session:
+        key = resources.acquire_lock(session, resource_id, holder, nonce, ttl=30)
+    return nonce if key is not None else None
+
+
+@pytest.fixture(scope="module")
+def pool() -> object:
+    with ProcessPoolExecutor(CONTENDERS, mp_context=get_context("spawn")) as executor:
+        yield executor
+
+
+@pytest.mark.parametrize("attempt", range(20))
+def test_swap_traversal_race_has_exactly_one_winner(database_url: str, pool, attempt: int) -> None:
+    start = str(uuid.uuid4())
+    stack_id = _new_stack(database_url, start)
+    barrier = time.time() + 0.3
+    results = list(pool.map(_try_swap, *zip(*[(database_url, stack_id, start, barrier)] * CONTENDERS, strict=True)))
+    winners = [r for r in results if r is not None]
+    assert len(winners) == 1
+    with session_scope(database_url) as session:
+        assert stacks.get_stack(session, stack_id).current_traversal == winners[0]
+
+
+@pytest.mark.parametrize("attempt", range(20))
+def test_resource_lock_race_has_exactly_one_winner(database_url: str, pool, attempt: int) -> None:
+    resource_id = _new_resource(database_url, _new_stack(database_url))
+    barrier = time.time() + 0.3
+    results = list(pool.map(_try_lock, *zip(*[(database_url, resource_id, barrier)] * CONTENDERS, strict=True)))
+    winners = [r for r in results if r is not None]
+    assert len(winners) == 1
+    with session_scope(database_url) as session:
+        assert resources.get_version(session, resource_id).lock_nonce == winners[0]
+
+
+def test_lock_release_renew_and_expiry(database_url: str) -> None:
+    resource_id = _new_resource(database_url, _new_stack(database_url))
+    a, b = str(uuid.uuid4()), str(uuid.uuid4())
+    with session_scope(database_url) as session:
+        assert resources.acquire_lock(session, resource_id, a, a, ttl=30) is not None
+        assert resources.acquire_lock(session, resource_id, b, b, ttl=30) is None
+        assert resources.acquire_lock(session, resource_id, a, a, ttl=30) is not None  # renew
+        assert not resources.release_lock(session, resource_id, b)
+        assert resources.release_lock(session, resource_id, a, status="COMPLETE")
+        assert resources.acquire_lock(session, resource_id, b, b, ttl=0.2) is not None
+    time.sleep(0.5)
+    with session_scope(database_url) as session:
+        # b's lease expired: another holder may take the resource.
+        assert resources.acquire_lock(session, resource_id, a, a, ttl=30) is not None
+
+
+def test_compare_and_swap_refuses_stale_atomic_key(database_url: str) -> None:
+    resource_id = _new_resource(database_url, _new_stack(database_url))
+    with session_scope(database_url) as session:
+        key = resources.get_version(session, resource_id).atomic_key
+        assert resources.compare_and_swap(session, resource_id, key, status="FAILED")
+        assert not resources.compare_and_swap(session, resource_id, key, status="COMPLETE")
+        assert resources.get_version(session, resource_id).status == "FAILED"
+
+
+@pytest.mark.parametrize(
+    ("call", "fragment"),
+    [
+        (lambda s, sid, rid: stacks.swap_traversal(s, sid, "not-a-uuid", str(uuid.uuid4())),
+         "expected traversal"),
+        (lambda s, sid, rid: stacks.swap_traversal(s, sid, None, str(uuid.uuid4()), colour="red"),
+         "colour"),
+        (lambda s, sid, rid: stacks.swap_traversal(s, "x", None, str(uuid.uuid4())), "stack_id"),
+        (lambda s, sid, rid: resources.acquire_lock(s, rid, str(uuid.uuid4()), str(uuid.uuid4()), 0),
+         "ttl"),
+        (lambda s, sid, rid: resources.acquire_lock(s, -1, str(uuid.uuid4()), str(uuid.uuid4()), 5),
+         "resource_id"),
+        (lambda s, sid, rid: resources.acquire_lock(s, rid, "me", str(uuid.uuid4()), 5), "holder"),
+        (lambda s, sid, rid: resources.compare_and_swap(s, rid, 0, lock_holder="x"), "lock_holder"),
+    ],
+)
+def test_malformed_repository_input_is_rejected_and_writes_nothing(
+    database_url: str, call, fragment: str
+) -> None:
+    stack_id = _new_stack(database_url)
+    resource_id = _new_resource(database_url, stack_id)
+    with session_scope(database_url) as session:
+        before_stack = session.get(Stack, stack_id).updated_at
+        before_key = session.get(Resource, resource_id).atomic_key
+    with pytest.raises(InvalidInput) as info, session_scope(database_url) as session:
+        call(session, stack_id, resource_id)
+    assert fragment in str(info.value)
+    with session_scope(database_url) as session:
+        assert session.get(Stack, stack_id).updated_at == before_stack
+        assert session.get(Resource, resource_id).atomic_key == before_key
+        assert session.get(Stack, stack_id).current_traversal is None
+
+
+def test_orphaned_templates_are_collected_and_referenced_ones_kept(database_url: str) -> None:
+    stack_id = _new_stack(database_url)
+    with session_scope(database_url) as session:
+        orphan = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {}).id
+        prev = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {}).id
+        session.get(Stack, stack_id).prev_raw_template_id = prev
+    with session_scope(database_url) as session:
+        assert orphan in templates.orphaned_template_ids(session)
+        templates.delete_orphaned_templates(session)
+    with session_scope(database_url) as session:
+        ids = set(session.scalars(select(RawTemplate.id)))
+        assert orphan not in ids
+        assert prev in ids
+        assert session.get(Stack, stack_id).raw_template_id in ids
+        assert session.scalar(select(func.count()).select_from(RawTemplate)) >= 2
