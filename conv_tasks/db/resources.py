@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import Resource
@@ -66,6 +66,12 @@ def add_version(session: Session, **fields: Any) -> Resource:
     session.add(row)
     session.flush()
     return row
+
+
+def add_versions(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert many new resource versions in one batched statement."""
+    if rows:
+        session.execute(insert(Resource), list(rows))
 
 
 def acquire_lock(

@@ -9,6 +9,9 @@ from celery.signals import worker_process_init
 
 TASK_MODULES = [
     "conv_tasks.tasks.health",
+    "conv_tasks.tasks.stack",
+    "conv_tasks.tasks.node",
+    "conv_tasks.tasks.beat",
 ]
 
 app = Celery("conv_tasks", include=TASK_MODULES)

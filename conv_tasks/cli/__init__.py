@@ -1,0 +1,1 @@
+"""The conv-tasks command line, in the style of `openstack stack ...`."""

@@ -1,0 +1,381 @@
+"""Entry point of `conv-tasks`: stack, resource-type, template, resource and db commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from conv_tasks.cli import output
+from conv_tasks.errors import ConvTasksError
+
+
+def _tenant_default() -> str:
+    return os.environ.get("CONV_TASKS_TENANT", "default")
+
+
+class Context:
+    def __init__(self, tenant: str, as_json: bool, timeout: float) -> None:
+        self.tenant = tenant
+        self.as_json = as_json
+        self.timeout = timeout
+
+    def client(self) -> Any:
+        from conv_tasks.client import Client
+
+        return Client(tenant=self.tenant, timeout=self.timeout)
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+@click.group()
+@click.option("--tenant", default=_tenant_default, show_default="$CONV_TASKS_TENANT or default",
+              help="Tenant whose stacks to act on.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+@click.option("--timeout", default=60.0, show_default=True,
+              help="Seconds to wait for the engine to answer a request.")
+@click.pass_context
+def cli(ctx: click.Context, tenant: str, as_json: bool, timeout: float) -> None:
+    """conv-tasks: converge declarative stacks with Celery workers."""
+    ctx.obj = Context(tenant, as_json, timeout)
+
+
+def main() -> None:
+    try:
+        cli(standalone_mode=False)
+    except click.exceptions.Abort:
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(exc.exit_code)
+    except ConvTasksError as exc:
+        click.echo(f"ERROR: {exc}", err=True)
+        sys.exit(1)
+    except TimeoutError as exc:
+        click.echo(f"ERROR: {exc}", err=True)
+        sys.exit(2)
+
+
+# --------------------------------------------------------------------- helpers
+
+def _read_template(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError as exc:
+        raise click.BadParameter(f"cannot read template {path!r}: {exc.strerror}") from None
+
+
+def _parameters(pairs: tuple[str, ...], json_text: str | None) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if json_text:
+        try:
+            loaded = json.loads(json_text)
+        except json.JSONDecodeError as exc:
+            raise click.BadParameter(f"--parameters-json is not JSON: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise click.BadParameter("--parameters-json must be a JSON object")
+        values.update(loaded)
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"-P takes KEY=VALUE, got {pair!r}")
+        values[key] = value
+    return values
+
+
+def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: float) -> None:
+    if ctx.as_json and not wait:
+        output.emit_json(result)
+        return
+    if not ctx.as_json:
+        for warning in result.get("warnings") or ():
+            click.echo(f"WARNING: {warning}", err=True)
+        click.echo(f"{result.get('name', result['stack_id'])}: {result['status']} "
+                   f"(id {result['stack_id']})")
+    if wait:
+        from conv_tasks.cli.progress import follow
+
+        final = follow(ctx.client(), result["stack_id"], timeout=wait_timeout)
+        if ctx.as_json:
+            output.emit_json(final)
+        if final["status"].endswith("FAILED"):
+            sys.exit(1)
+
+
+wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
+wait_timeout_option = click.option("--wait-timeout", default=3600.0, show_default=True,
+                                   help="Seconds to follow the operation at most.")
+param_option = click.option("-P", "--parameter", "parameters", multiple=True,
+                            metavar="KEY=VALUE", help="A parameter value (repeatable).")
+param_json_option = click.option("--parameters-json", help="Parameter values as a JSON object.")
+
+
+# ----------------------------------------------------------------------- stack
+
+@cli.group()
+def stack() -> None:
+    """Create, change and inspect stacks."""
+
+
+@stack.command("create")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@param_option
+@param_json_option
+@click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
+@click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_create(ctx: Context, name: str, template_file: str, parameters: tuple[str, ...],
+                 parameters_json: str | None, disable_rollback: bool, timeout_mins: int | None,
+                 wait: bool, wait_timeout: float) -> None:
+    """Create stack NAME from a template."""
+    result = ctx.client().create(name, _read_template(template_file),
+                                 _parameters(parameters, parameters_json),
+                                 disable_rollback=disable_rollback, timeout_mins=timeout_mins)
+    _started(ctx, result, wait, wait_timeout)
+
+
+@stack.command("update")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", help="New HOT template file.")
+@param_option
+@param_json_option
+@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@click.option("--disable-rollback/--enable-rollback", default=None)
+@click.option("--timeout-mins", type=int)
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_update(ctx: Context, name: str, template_file: str | None, parameters: tuple[str, ...],
+                 parameters_json: str | None, existing: bool, disable_rollback: bool | None,
+                 timeout_mins: int | None, wait: bool, wait_timeout: float) -> None:
+    """Update stack NAME to a new template and/or parameters."""
+    template = _read_template(template_file) if template_file else None
+    result = ctx.client().update(name, template, _parameters(parameters, parameters_json),
+                                 existing_parameters=existing, disable_rollback=disable_rollback,
+                                 timeout_mins=timeout_mins)
+    _started(ctx, result, wait, wait_timeout)
+
+
+@stack.command("delete")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_delete(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Delete stack NAME and every resource in it."""
+    _started(ctx, ctx.client().delete(name), wait, wait_timeout)
+
+
+@stack.command("rollback")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Roll stack NAME back to the last template that completed."""
+    _started(ctx, ctx.client().rollback(name), wait, wait_timeout)
+
+
+@stack.command("cancel")
+@click.argument("name")
+@click.option("--no-rollback", is_flag=True, help="Stop the update where it stands.")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_cancel(ctx: Context, name: str, no_rollback: bool, wait: bool,
+                 wait_timeout: float) -> None:
+    """Cancel the update in progress on stack NAME."""
+    _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
+
+
+@stack.command("show")
+@click.argument("name")
+@pass_ctx
+def stack_show(ctx: Context, name: str) -> None:
+    """Show stack NAME."""
+    data = ctx.client().get(name)
+    if ctx.as_json:
+        output.emit_json(data)
+    else:
+        output.fields(data)
+
+
+@stack.command("list")
+@pass_ctx
+def stack_list(ctx: Context) -> None:
+    """List the tenant's stacks."""
+    rows = ctx.client().list()
+    if ctx.as_json:
+        output.emit_json(rows)
+    else:
+        output.table(rows, ["id", "name", "status", "updated_at"])
+
+
+@stack.command("outputs")
+@click.argument("name")
+@pass_ctx
+def stack_outputs(ctx: Context, name: str) -> None:
+    """Show the outputs of stack NAME."""
+    data = ctx.client().outputs(name)
+    if ctx.as_json:
+        output.emit_json(data)
+    else:
+        rows = [{"output": k, **v} for k, v in data.items()]
+        output.table(rows, ["output", "value", "description", "error"])
+
+
+@stack.command("events")
+@click.argument("name")
+@pass_ctx
+def stack_events(ctx: Context, name: str) -> None:
+    """List the events of stack NAME."""
+    rows = ctx.client().events(name)
+    if ctx.as_json:
+        output.emit_json(rows)
+    else:
+        output.table(rows, ["time", "resource_name", "status", "reason"])
+
+
+@stack.command("resources")
+@click.argument("name")
+@click.option("--all-versions", is_flag=True, help="Include old versions not yet cleaned up.")
+@pass_ctx
+def stack_resources(ctx: Context, name: str, all_versions: bool) -> None:
+    """List the resources of stack NAME."""
+    rows = ctx.client().resources(name, all_versions=all_versions)
+    if ctx.as_json:
+        output.emit_json(rows)
+    else:
+        output.table(rows, ["name", "type", "version", "physical_id", "status", "status_reason"])
+
+
+# ------------------------------------------------------- resource types, templates
+
+@cli.group("resource-type")
+def resource_type() -> None:
+    """Inspect the resource types this installation knows."""
+
+
+@resource_type.command("list")
+@pass_ctx
+def resource_type_list(ctx: Context) -> None:
+    """List resource types (HIDDEN ones are left out)."""
+    from conv_tasks.resources import default_registry
+
+    rows = [{"type": cls.type_name, "status": cls.support_status.status}
+            for cls in default_registry().list()]
+    if ctx.as_json:
+        output.emit_json(rows)
+    else:
+        output.table(rows, ["type", "status"])
+
+
+@resource_type.command("show")
+@click.argument("type_name")
+@pass_ctx
+def resource_type_show(ctx: Context, type_name: str) -> None:
+    """Show the properties, attributes and support status of TYPE_NAME."""
+    from conv_tasks.resources import default_registry
+
+    output.emit_json(default_registry().show(type_name))
+
+
+@cli.group()
+def template() -> None:
+    """Work with templates."""
+
+
+@template.command("validate")
+@click.argument("path")
+@param_option
+@param_json_option
+@pass_ctx
+def template_validate(ctx: Context, path: str, parameters: tuple[str, ...],
+                      parameters_json: str | None) -> None:
+    """Check a template; print its resources in dependency order, or every problem."""
+    from conv_tasks.engine.definition import StackDefinition
+    from conv_tasks.graph import plan_traversal
+
+    definition = StackDefinition.build(_read_template(path),
+                                       _parameters(parameters, parameters_json))
+    plan = plan_traversal((), definition.dependencies)
+    order = [node.name for node in plan.graph.order() if node.phase == "update"]
+    if ctx.as_json:
+        output.emit_json({"valid": True, "order": order,
+                          "dependencies": {k: sorted(v) for k, v in definition.dependencies.items()},
+                          "warnings": list(definition.warnings)})
+        return
+    for warning in definition.warnings:
+        click.echo(f"WARNING: {warning}", err=True)
+    click.echo(f"Template is valid: {len(order)} resource(s), in dependency order:")
+    for name in order:
+        snippet = definition.template.resources[name]
+        deps = sorted(definition.dependencies.get(name, ()))
+        after = f"  (after {', '.join(deps)})" if deps else ""
+        click.echo(f"  {name}  {snippet.type}{after}")
+
+
+# ------------------------------------------------------------ resource signal
+
+@cli.group()
+def resource() -> None:
+    """Act on one resource of a stack."""
+
+
+@resource.command("signal")
+@click.argument("stack_name")
+@click.argument("resource_name")
+@click.option("--data", "data_json", default="{}", help="Signal details as a JSON object.")
+@pass_ctx
+def resource_signal(ctx: Context, stack_name: str, resource_name: str, data_json: str) -> None:
+    """Send a signal to RESOURCE_NAME of STACK_NAME."""
+    try:
+        details = json.loads(data_json)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"--data is not JSON: {exc}") from None
+    result = ctx.client().signal(stack_name, resource_name, details)
+    output.emit_json(result) if ctx.as_json else click.echo(result.get("message", "signalled"))
+
+
+# -------------------------------------------------------- db, worker, beat
+
+@cli.group()
+def db() -> None:
+    """Database administration."""
+
+
+@db.command("upgrade")
+@click.option("--revision", default="head", show_default=True)
+@click.option("--create-database", is_flag=True, help="Create the database first if missing.")
+def db_upgrade(revision: str, create_database: bool) -> None:
+    """Bring the database schema up to date."""
+    from conv_tasks.db.migrate import ensure_database, upgrade
+
+    if create_database and ensure_database():
+        click.echo("created the database")
+    upgrade(revision=revision)
+    click.echo(f"database schema at {revision}")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def worker(ctx: click.Context) -> None:
+    """Run a Celery worker (extra arguments go to `celery worker`)."""
+    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app",
+                               "worker", "--loglevel", "INFO", *ctx.args])
+
+
+@cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.pass_context
+def beat(ctx: click.Context) -> None:
+    """Run celery beat with the watchdog and template collector (extra arguments go to it)."""
+    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app",
+                               "beat", "--loglevel", "INFO", *ctx.args])

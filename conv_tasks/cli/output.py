@@ -1,0 +1,38 @@
+"""Printing results: plain tables for people, JSON for scripts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    """A fixed-width table of `columns` from each row."""
+    cells = [[_cell(row.get(col)) for col in columns] for row in rows]
+    widths = [max([len(col), *(len(r[i]) for r in cells)]) for i, col in enumerate(columns)]
+    click.echo("  ".join(col.ljust(widths[i]) for i, col in enumerate(columns)).rstrip())
+    click.echo("  ".join("-" * w for w in widths))
+    for row in cells:
+        click.echo("  ".join(row[i].ljust(widths[i]) for i in range(len(columns))).rstrip())
+
+
+def fields(data: Mapping[str, Any]) -> None:
+    """One `key: value` line per field."""
+    width = max((len(k) for k in data), default=0)
+    for key, value in data.items():
+        click.echo(f"{key.ljust(width)}  {_cell(value)}")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        return json.dumps(value, sort_keys=True, default=str)
+    return str(value)

@@ -1,0 +1,136 @@
+"""conv_tasks.client.Client: drive conv_tasks from Python over the broker.
+
+Every call is a public task sent with `send_task`, exactly as a service that
+does not import conv_tasks would send it. A refused request raises the
+matching ConvTasksError.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from celery import Celery
+
+from conv_tasks import errors
+
+_ERRORS: dict[str, type[errors.ConvTasksError]] = {
+    cls.code: cls
+    for cls in (
+        errors.InvalidInput, errors.TemplateError, errors.ParameterError, errors.PayloadError,
+        errors.CycleError, errors.NotFound, errors.NotSupported, errors.Conflict, errors.LostRace,
+    )
+}
+
+TERMINAL = ("COMPLETE", "FAILED")
+
+
+def _raise(result: Mapping[str, Any]) -> None:
+    code = str(result.get("error", "error"))
+    message = str(result.get("message", "request refused"))
+    cls = _ERRORS.get(code, errors.ConvTasksError)
+    if issubclass(cls, errors.InvalidInput) or result.get("problems"):
+        problems = [errors.Problem(p["path"], p["message"]) for p in result.get("problems", [])]
+        exc: errors.ConvTasksError = errors.InvalidInput(problems or message)
+        exc.code = code
+        raise exc
+    raise cls(message)
+
+
+class Client:
+    """A tenant's view of conv_tasks."""
+
+    def __init__(self, app: Celery | None = None, *, tenant: str = "default",
+                 timeout: float = 60.0) -> None:
+        if app is None:
+            from conv_tasks.tasks.app import app as default_app
+
+            app = default_app
+        self.app = app
+        self.tenant = tenant
+        self.timeout = timeout
+
+    def call(self, task: str, **kwargs: Any) -> dict[str, Any]:
+        """Send one public task and return its JSON result, raising if it was refused."""
+        payload = {"tenant": self.tenant, **{k: v for k, v in kwargs.items() if v is not None}}
+        result = self.app.send_task(task, kwargs=payload).get(timeout=self.timeout)
+        if not isinstance(result, dict) or not result.get("ok"):
+            _raise(result if isinstance(result, dict) else {"message": str(result)})
+        return dict(result)
+
+    # ------------------------------------------------------------ operations
+    def create(self, name: str, template: Mapping[str, Any] | str, parameters: Mapping[str, Any]
+               | None = None, *, disable_rollback: bool = False, timeout_mins: int | None = None
+               ) -> dict[str, Any]:
+        return self.call("conv_tasks.stack.create", name=name, template=template,
+                         parameters=dict(parameters or {}), disable_rollback=disable_rollback,
+                         timeout_mins=timeout_mins)
+
+    def update(self, stack: str, template: Mapping[str, Any] | str | None = None,
+               parameters: Mapping[str, Any] | None = None, *, existing_parameters: bool = False,
+               disable_rollback: bool | None = None, timeout_mins: int | None = None
+               ) -> dict[str, Any]:
+        return self.call("conv_tasks.stack.update", stack=stack, template=template,
+                         parameters=dict(parameters or {}),
+                         existing_parameters=existing_parameters,
+                         disable_rollback=disable_rollback, timeout_mins=timeout_mins)
+
+    def delete(self, stack: str) -> dict[str, Any]:
+        return self.call("conv_tasks.stack.delete", stack=stack)
+
+    def rollback(self, stack: str) -> dict[str, Any]:
+        return self.call("conv_tasks.stack.rollback", stack=stack)
+
+    def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
+        return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)
+
+    def signal(self, stack: str, resource: str, details: Mapping[str, Any] | None = None
+               ) -> dict[str, Any]:
+        return self.call("conv_tasks.resource.signal", stack=stack, resource=resource,
+                         details=dict(details or {}))
+
+    # ----------------------------------------------------------------- reads
+    def get(self, stack: str, *, include_deleted: bool = False) -> dict[str, Any]:
+        result = self.call("conv_tasks.stack.show", stack=stack,
+                           include_deleted=include_deleted or None)
+        return dict(result["stack"])
+
+    def list(self) -> list[dict[str, Any]]:
+        return list(self.call("conv_tasks.stack.list")["stacks"])
+
+    def resources(self, stack: str, *, all_versions: bool = False) -> list[dict[str, Any]]:
+        return list(self.call("conv_tasks.stack.resources", stack=stack,
+                              all_versions=all_versions)["resources"])
+
+    def events(self, stack: str, *, after_id: int = 0) -> list[dict[str, Any]]:
+        return list(self.call("conv_tasks.stack.events", stack=stack, after_id=after_id)["events"])
+
+    def outputs(self, stack: str) -> dict[str, Any]:
+        return dict(self.call("conv_tasks.stack.outputs", stack=stack)["outputs"])
+
+    def wait(self, stack: str, *, timeout: float = 300.0, interval: float = 0.5,
+             on_event: Callable[[dict[str, Any]], None] | None = None,
+             on_poll: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+        """Wait until the stack's operation has finished; returns the stack as shown then.
+
+        `on_event` is called with each new event as it appears (the CLI's live view).
+        Pass the stack id to follow a stack through its deletion.
+        """
+        deadline = time.monotonic() + timeout
+        seen = 0
+        while True:
+            stack_data = self.get(stack, include_deleted=True)
+            if on_event is not None:
+                for event in self.events(stack_data["id"], after_id=seen):
+                    seen = max(seen, int(event["id"]))
+                    on_event(event)
+            if on_poll is not None:
+                on_poll(stack_data)
+            if stack_data["status"].endswith(TERMINAL):
+                return stack_data
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"stack {stack} still {stack_data['status']} after {timeout:.0f}s"
+                )
+            time.sleep(interval)

@@ -1,0 +1,105 @@
+"""Running one resource action (create, update, delete) through its plugin, one step at a time.
+
+A step either finishes the action or asks to be polled again later: the
+node task then re-enqueues itself with a countdown. No step ever sleeps in
+a worker. Every step runs under the node's lease on the resource version.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from conv_tasks.db.models import Resource
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.status import CREATE, DELETE, UPDATE
+from conv_tasks.errors import ConvTasksError, ResourceFailure
+from conv_tasks.resources import ActionContext, Progress, ResourceType
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    done: bool
+    failed: str | None = None
+    physical_id: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    poll_after: float = 1.0
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    reference: str | None = None
+
+
+def action_context(
+    env: EngineEnv,
+    row: Resource,
+    action: str,
+    *,
+    properties: Mapping[str, Any],
+    old_properties: Mapping[str, Any] | None = None,
+    physical_id: str | None = None,
+    data: Mapping[str, Any] | None = None,
+) -> ActionContext:
+    now = time.time()
+    started = row.action_started_at.timestamp() if row.action_started_at else now
+    return ActionContext(
+        stack_id=row.stack_id,
+        resource_name=row.name,
+        action=action,
+        idempotency_token=f"{row.stack_id}:{row.id}:{action}",
+        properties=properties,
+        old_properties=old_properties,
+        physical_id=physical_id if physical_id is not None else row.physical_id,
+        data=dict(row.plugin_data or {}) if data is None else dict(data),
+        started_at=started,
+        now=now,
+        sandbox=env.sandbox,
+    )
+
+
+def run_step(
+    env: EngineEnv,
+    plugin: ResourceType,
+    ctx: ActionContext,
+    *,
+    first: bool,
+    wanted_attributes: frozenset[str] = frozenset(),
+) -> StepResult:
+    """Start (first=True) or poll the action; on completion gather attributes and reference."""
+    starters = {CREATE: plugin.create, UPDATE: plugin.update, DELETE: plugin.delete}
+    checkers = {CREATE: plugin.check_create, UPDATE: plugin.check_update, DELETE: plugin.check_delete}
+    try:
+        progress: Progress = (starters if first else checkers)[ctx.action](ctx)
+        merged = {**ctx.data, **dict(progress.data)}
+        physical_id = progress.physical_id or ctx.physical_id
+        if not progress.done:
+            return StepResult(False, None, physical_id, merged, max(0.05, progress.poll_after))
+        if ctx.action == DELETE:
+            return StepResult(True, None, physical_id, merged)
+        final = ActionContext(
+            stack_id=ctx.stack_id,
+            resource_name=ctx.resource_name,
+            action=ctx.action,
+            idempotency_token=ctx.idempotency_token,
+            properties=ctx.properties,
+            old_properties=ctx.old_properties,
+            physical_id=physical_id,
+            data=merged,
+            started_at=ctx.started_at,
+            now=time.time(),
+            sandbox=ctx.sandbox,
+        )
+        attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
+        picked = {k: attributes[k] for k in wanted_attributes if k in attributes}
+        return StepResult(True, None, physical_id, merged, attributes=picked,
+                          reference=plugin.reference(final))
+    except ResourceFailure as exc:
+        return StepResult(True, str(exc) or f"{ctx.action} failed")
+    except ConvTasksError as exc:
+        return StepResult(True, str(exc))
+    except Exception as exc:  # noqa: BLE001 - a plugin bug fails the resource, not the worker
+        log.exception("resource %s: %s raised", ctx.resource_name, ctx.action)
+        return StepResult(True, f"{ctx.action} raised {type(exc).__name__}: {exc}")

@@ -1,0 +1,21 @@
+"""Keeps hidden parameter values out of everything a user or an operator can read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+MASK = "******"
+
+
+class Redactor:
+    """Replaces every hidden value (as text) in a message by a mask."""
+
+    def __init__(self, secrets: Iterable[object]) -> None:
+        texts = {str(s) for s in secrets if s is not None and str(s) != ""}
+        # Longest first, so a secret containing another is masked whole.
+        self._secrets = sorted(texts, key=len, reverse=True)
+
+    def __call__(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, MASK)
+        return text

@@ -1,0 +1,61 @@
+"""Signals sent to a resource from outside (seed 002: deployments report their progress).
+
+A signal is recorded as an event of the resource. Its details may carry
+`deploy_status` (IN_PROGRESS, COMPLETE or FAILED) and `deploy_status_reason`;
+an IN_PROGRESS signal only tells the user that the work has started. The
+details are kept with the resource version for its plugin to read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conv_tasks.db import events as event_repo
+from conv_tasks.db import resources as resource_repo
+from conv_tasks.db import stacks as stack_repo
+from conv_tasks.db.session import session_scope
+from conv_tasks.engine.status import COMPLETE, FAILED, IN_PROGRESS
+from conv_tasks.engine.views import _definition, _redactor
+from conv_tasks.errors import NotFound, PayloadError, Problem
+
+SIGNAL = "SIGNAL"
+DEPLOY_STATUSES = (IN_PROGRESS, COMPLETE, FAILED)
+
+
+def signal_resource(
+    tenant: str, stack_ref: str, resource_name: str, details: Mapping[str, Any]
+) -> dict[str, Any]:
+    status = details.get("deploy_status", COMPLETE)
+    if status not in DEPLOY_STATUSES:
+        raise PayloadError(
+            [Problem("details.deploy_status", f"must be one of {list(DEPLOY_STATUSES)}, "
+                                              f"got {status!r}")]
+        )
+    reason = details.get("deploy_status_reason", "")
+    if not isinstance(reason, str):
+        raise PayloadError([Problem("details.deploy_status_reason", "must be a string")])
+    with session_scope() as session:
+        stack = stack_repo.find_stack(session, tenant, stack_ref)
+        heads = [
+            r for r in resource_repo.versions_of(session, stack.id, resource_name)
+            if r.replaced_by is None
+        ]
+        if not heads:
+            raise NotFound(f"Stack {stack.name!r} has no resource {resource_name!r}.")
+        head = heads[-1]
+        redact = _redactor(_definition(session, stack))
+        text = redact(reason or f"Signal received: deployment {status.lower()}")
+        signals = list((head.plugin_data or {}).get("signals", []))[-19:]
+        signals.append({"deploy_status": status, "deploy_status_reason": redact(reason)})
+        resource_repo.compare_and_swap(
+            session, head.id, head.atomic_key,
+            plugin_data={**(head.plugin_data or {}), "signals": signals},
+        )
+        event_repo.add_events(
+            session,
+            [event_repo.EventRecord(stack.id, SIGNAL, status, text, resource_name=resource_name,
+                                    physical_id=head.physical_id)],
+        )
+    return {"stack_id": stack.id, "resource": resource_name, "deploy_status": status,
+            "message": text}

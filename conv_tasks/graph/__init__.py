@@ -1,0 +1,21 @@
+"""Pure dependency-graph and traversal planning for conv_tasks.
+
+Knows nodes, edges and traversal order. Must never import anything from conv_tasks except
+conv_tasks.errors, and never do I/O (no database, no Redis, no Celery).
+"""
+
+from .cycles import find_cycle
+from .nodes import CLEANUP, UPDATE, NodeKey
+from .planner import ExistingVersion, TraversalPlan, plan_traversal
+from .traversal import TraversalGraph
+
+__all__ = [
+    "CLEANUP",
+    "UPDATE",
+    "ExistingVersion",
+    "NodeKey",
+    "TraversalGraph",
+    "TraversalPlan",
+    "find_cycle",
+    "plan_traversal",
+]

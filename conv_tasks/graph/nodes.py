@@ -1,0 +1,63 @@
+"""Graph nodes: which resource, and which half of its traversal (update or clean-up).
+
+A NodeKey is a plain value that travels in task payloads as text ("update:web"), so it must
+round-trip through str()/parse() exactly. This module must never know about rows, versions,
+tasks or storage; it only names nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from operator import attrgetter
+
+from conv_tasks.errors import InvalidInput
+
+UPDATE = "update"
+CLEANUP = "cleanup"
+PHASES = (UPDATE, CLEANUP)
+
+#: A sort key giving the same order as NodeKey's own comparisons, but computed in C.
+sort_key = attrgetter("phase", "name")
+
+_EXPECTED = "expected 'update:<resource name>' or 'cleanup:<resource name>'"
+
+
+@dataclass(frozen=True, order=True)
+class NodeKey:
+    """One node of a traversal graph: the update or the clean-up of one named resource."""
+
+    phase: str
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.phase not in PHASES:
+            raise InvalidInput(
+                f"the phase {self.phase!r} is unknown; it must be {UPDATE!r} or {CLEANUP!r}.",
+                what="graph node",
+            )
+        if not isinstance(self.name, str) or not self.name:
+            raise InvalidInput(
+                f"the resource name {self.name!r} must be a non-empty string.", what="graph node"
+            )
+        # Graph code looks keys up in dicts and sets all the time; hash each key only once.
+        object.__setattr__(self, "_hash", hash((self.phase, self.name)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
+    def __reduce__(self) -> tuple[type[NodeKey], tuple[str, str]]:
+        # String hashes differ between processes: rebuild rather than restore the cached hash.
+        return (NodeKey, (self.phase, self.name))
+
+    def __str__(self) -> str:
+        return f"{self.phase}:{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> NodeKey:
+        """The NodeKey whose str() is text. Only the first ':' separates: names may hold ':'."""
+        if not isinstance(text, str):
+            raise InvalidInput(f"{text!r} is not a graph node; {_EXPECTED}.", what="graph node")
+        phase, sep, name = text.partition(":")
+        if not sep or phase not in PHASES or not name:
+            raise InvalidInput(f"{text!r} is not a graph node; {_EXPECTED}.", what="graph node")
+        return cls(phase, name)

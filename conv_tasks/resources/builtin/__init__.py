@@ -1,0 +1,33 @@
+"""The resource types conv_tasks ships with, one module each.
+
+Registering them is the registry's job; this package only lists them.
+"""
+
+from __future__ import annotations
+
+from conv_tasks.resources.builtin.dummy import DummyResource
+from conv_tasks.resources.builtin.none import NoneResource
+from conv_tasks.resources.builtin.random_string import RandomStringResource
+from conv_tasks.resources.builtin.test_resource import TestResource
+from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
+from conv_tasks.resources.builtin.value import ValueResource
+from conv_tasks.resources.plugin import ResourceType
+
+BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
+    NoneResource,
+    ValueResource,
+    RandomStringResource,
+    TestResource,
+    TestResourceOld,
+    DummyResource,
+)
+
+__all__ = [
+    "BUILTIN_TYPES",
+    "DummyResource",
+    "NoneResource",
+    "RandomStringResource",
+    "TestResource",
+    "TestResourceOld",
+    "ValueResource",
+]

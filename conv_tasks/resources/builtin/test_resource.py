@@ -1,0 +1,172 @@
+"""OS::Heat::TestResource: a resource on the sandbox cloud that fails and waits on demand.
+
+It is what the engine's own tests drive: every action can be made slow
+(wait_secs, action_wait_secs) or made to fail (fail, fail_on). Waiting is
+done by asking to be polled again until the time is up - never by sleeping.
+The sandbox work of an action happens at its end, after the wait, so a
+failed action leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from conv_tasks.errors import ResourceFailure
+from conv_tasks.resources.plugin import (
+    CREATE,
+    DELETE,
+    UPDATE,
+    ActionContext,
+    Progress,
+    ResourceType,
+)
+from conv_tasks.resources.schema import (
+    BOOLEAN,
+    LIST,
+    MAP,
+    NUMBER,
+    STRING,
+    AttributeSchema,
+    Constraint,
+    PropertySchema,
+)
+from conv_tasks.resources.support import SupportStatus
+
+SANDBOX_KIND = "test"
+# Longest pause between polls, so a cancel or a new update is noticed soon.
+MAX_POLL_SECS = 1.0
+_SECONDS = (Constraint.range(0, None),)
+
+
+class TestResource(ResourceType):
+    """A thing on the sandbox cloud holding a value; slow or failing on demand."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    type_name: ClassVar[str] = "OS::Heat::TestResource"
+    support_status: ClassVar[SupportStatus] = SupportStatus(version="5.0.0")
+    properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
+        "value": PropertySchema(
+            STRING, "The value kept on the sandbox object.", default="", update_allowed=True
+        ),
+        "update_replace": PropertySchema(
+            BOOLEAN, "When true, a change of value replaces the resource.", default=False
+        ),
+        "fail": PropertySchema(
+            BOOLEAN, "When true, every action fails.", default=False, update_allowed=True
+        ),
+        "fail_on": PropertySchema(
+            LIST,
+            "Fail only these actions.",
+            default=[],
+            update_allowed=True,
+            schema=PropertySchema(
+                STRING, constraints=(Constraint.allowed_values("create", "update", "delete"),)
+            ),
+        ),
+        "wait_secs": PropertySchema(
+            NUMBER,
+            "How long every action takes, in seconds.",
+            default=0,
+            update_allowed=True,
+            constraints=_SECONDS,
+        ),
+        "action_wait_secs": PropertySchema(
+            MAP,
+            "How long each action takes, overriding wait_secs.",
+            update_allowed=True,
+            schema={
+                "create": PropertySchema(NUMBER, constraints=_SECONDS),
+                "update": PropertySchema(NUMBER, constraints=_SECONDS),
+                "delete": PropertySchema(NUMBER, constraints=_SECONDS),
+            },
+        ),
+    }
+    attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
+        "output": AttributeSchema("The value.", type=STRING),
+        "physical_id": AttributeSchema("The sandbox object's id.", type=STRING),
+    }
+
+    def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        if new.get("update_replace") and old.get("value") != new.get("value"):
+            return True
+        return super().needs_replacement(old, new)
+
+    def create(self, ctx: ActionContext) -> Progress:
+        return self._step(ctx, CREATE)
+
+    def check_create(self, ctx: ActionContext) -> Progress:
+        return self._step(ctx, CREATE)
+
+    def update(self, ctx: ActionContext) -> Progress:
+        return self._step(ctx, UPDATE)
+
+    def check_update(self, ctx: ActionContext) -> Progress:
+        return self._step(ctx, UPDATE)
+
+    def delete(self, ctx: ActionContext) -> Progress:
+        return self._step(ctx, DELETE)
+
+    def check_delete(self, ctx: ActionContext) -> Progress:
+        return self._step(ctx, DELETE)
+
+    def check(self, ctx: ActionContext) -> Progress:
+        if ctx.properties.get("fail"):
+            raise self._failure(ctx, "check")
+        if ctx.physical_id is None or ctx.sandbox.get(ctx.physical_id) is None:
+            raise ResourceFailure(
+                f"Resource {ctx.resource_name}: sandbox object {ctx.physical_id} does not exist.",
+                resource=ctx.resource_name,
+                action=ctx.action,
+            )
+        return Progress(done=True)
+
+    def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
+        return {"output": ctx.properties.get("value"), "physical_id": ctx.physical_id}
+
+    def _step(self, ctx: ActionContext, action: str) -> Progress:
+        """Wait until the action's time is up, then fail or do the sandbox work."""
+        remaining = ctx.started_at + wait_secs(ctx.properties, action) - ctx.now
+        if remaining > 0:
+            return Progress(done=False, poll_after=min(remaining, MAX_POLL_SECS))
+        if fails(ctx.properties, action):
+            raise self._failure(ctx, action.lower())
+        payload = {"value": ctx.properties.get("value")}
+        if action == CREATE:
+            object_id = ctx.sandbox.create(ctx.idempotency_token, SANDBOX_KIND, payload)
+            return Progress(done=True, physical_id=object_id)
+        if action == UPDATE:
+            if ctx.physical_id is None:
+                raise ResourceFailure(
+                    f"Resource {ctx.resource_name} has no sandbox object to update.",
+                    resource=ctx.resource_name,
+                    action=ctx.action,
+                )
+            ctx.sandbox.update(ctx.physical_id, payload)
+            return Progress(done=True)
+        if ctx.physical_id is not None:
+            ctx.sandbox.delete(ctx.physical_id)  # False: already gone, which is what we want
+        return Progress(done=True)
+
+    def _failure(self, ctx: ActionContext, action: str) -> ResourceFailure:
+        return ResourceFailure(
+            f"Resource {ctx.resource_name} failed to {action} because it was asked to "
+            "(TestResource fail/fail_on).",
+            resource=ctx.resource_name,
+            action=ctx.action,
+        )
+
+
+def wait_secs(properties: Mapping[str, Any], action: str) -> float:
+    """How long action takes under these properties."""
+    per_action = properties.get("action_wait_secs") or {}
+    chosen = per_action.get(action.lower())
+    if chosen is None:
+        chosen = properties.get("wait_secs") or 0
+    return float(chosen)
+
+
+def fails(properties: Mapping[str, Any], action: str) -> bool:
+    """Whether action is asked to fail under these properties."""
+    return bool(properties.get("fail")) or action.lower() in (properties.get("fail_on") or [])

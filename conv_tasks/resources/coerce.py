@@ -1,0 +1,115 @@
+"""Turning one property value into its schema type, or saying why it cannot be.
+
+Templates are YAML and values often arrive as strings ("3", "true"), so the
+scalar types accept their obvious string forms. Containers are never guessed
+from strings. Pure functions; they never look inside sub-schemas.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from conv_tasks.resources.schema import ANY, BOOLEAN, INTEGER, LIST, MAP, NUMBER, STRING
+
+_NAMES = {
+    STRING: "a string",
+    INTEGER: "an integer",
+    NUMBER: "a number",
+    BOOLEAN: "a boolean (true or false)",
+    LIST: "a list",
+    MAP: "a map",
+}
+
+
+def describe(value: Any) -> str:
+    """What a value is, for a sentence: 'the string 'abc'', 'a list'."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value!r}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, Mapping):
+        return "a map"
+    if isinstance(value, list | tuple):
+        return "a list"
+    return f"a {type(value).__name__}"
+
+
+def coerce(type_name: str, value: Any) -> tuple[Any, str | None]:
+    """(converted value, None) or (value, reason it is not of type_name)."""
+    converted = _convert(type_name, value)
+    if converted is _BAD:
+        return value, f"must be {_NAMES[type_name]}, not {describe(value)}."
+    return converted, None
+
+
+_BAD = object()
+
+
+def _convert(type_name: str, value: Any) -> Any:
+    if type_name == ANY:
+        return value
+    if type_name == STRING:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, int | float):
+            return str(value)
+        return _BAD
+    if type_name == INTEGER:
+        return _integer(value)
+    if type_name == NUMBER:
+        return _number(value)
+    if type_name == BOOLEAN:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        return _BAD
+    if type_name == LIST:
+        return list(value) if isinstance(value, list | tuple) else _BAD
+    if type_name == MAP:
+        return dict(value) if isinstance(value, Mapping) else _BAD
+    raise ValueError(f"unknown property type {type_name!r}")
+
+
+def _integer(value: Any) -> Any:
+    if isinstance(value, bool):
+        return _BAD
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else _BAD
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return _BAD
+    return _BAD
+
+
+def _number(value: Any) -> Any:
+    if isinstance(value, bool):
+        return _BAD
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _BAD
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            number = float(text)
+        except ValueError:
+            return _BAD
+        return number if math.isfinite(number) else _BAD
+    return _BAD

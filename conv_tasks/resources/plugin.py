@@ -1,0 +1,136 @@
+"""The resource-type plugin interface: what the engine calls to act on one resource.
+
+A plugin is a ResourceType subclass. Its instances are stateless: everything
+an action needs arrives in an ActionContext, and everything it wants to keep
+goes back in Progress.data. An action is started once per attempt and then
+polled until done; a plugin never sleeps and never talks to anything but the
+Sandbox it is handed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from conv_tasks.resources.schema import AttributeSchema, PropertySchema
+from conv_tasks.resources.support import SupportStatus
+from conv_tasks.resources.translation import TranslationRule
+
+CREATE = "CREATE"
+UPDATE = "UPDATE"
+DELETE = "DELETE"
+CHECK = "CHECK"
+
+# Fixed so that the id made from a token is the same on every host and every retry.
+_TOKEN_NAMESPACE = uuid.UUID("5b0e1f3c-7d4a-4c55-9a3e-2f6b8d1c0a17")
+
+
+def token_physical_id(token: str) -> str:
+    """A stable physical id for things that exist only on paper (OS::Heat::None and friends)."""
+    return str(uuid.uuid5(_TOKEN_NAMESPACE, token))
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """The test cloud that TestResource and friends act on."""
+
+    def create(self, token: str, kind: str, properties: Mapping[str, Any]) -> str:
+        """The object id; the same token always returns the same object, created once."""
+        ...
+
+    def update(self, object_id: str, properties: Mapping[str, Any]) -> None: ...
+
+    def delete(self, object_id: str) -> bool:
+        """False if it was not there (already deleted is fine)."""
+        ...
+
+    def get(self, object_id: str) -> Mapping[str, Any] | None: ...
+
+
+@dataclass(frozen=True)
+class ActionContext:
+    """Everything one step of one action on one resource may use."""
+
+    stack_id: str
+    resource_name: str
+    action: str
+    idempotency_token: str
+    properties: Mapping[str, Any]
+    old_properties: Mapping[str, Any] | None
+    physical_id: str | None
+    data: Mapping[str, Any]
+    started_at: float
+    now: float
+    sandbox: Sandbox
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where an action stands after one step."""
+
+    done: bool
+    physical_id: str | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)
+    poll_after: float = 1.0
+
+
+class ResourceType:
+    """Base of every resource type. Defaults describe a thing with no real-world side."""
+
+    type_name: ClassVar[str]
+    support_status: ClassVar[SupportStatus] = SupportStatus()
+    properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {}
+    attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {}
+
+    def translation_rules(self) -> Sequence[TranslationRule]:
+        return ()
+
+    @classmethod
+    def can_be_replaced_by(cls, other: type[ResourceType]) -> bool:
+        """True if other is this type's substitute (or extends it): a change of type to other
+        needs no replacement (seed 004, substitute_class)."""
+        substitute = cls.support_status.substitute_class
+        return substitute is not None and issubclass(other, substitute)
+
+    def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        """True if any changed property cannot be updated in place."""
+        schema = self.properties_schema
+        if schema is None:
+            return False
+        for name in old.keys() | new.keys():
+            if old.get(name) == new.get(name):
+                continue
+            prop = schema.get(name)
+            if prop is None or not prop.update_allowed or prop.immutable:
+                return True
+        return False
+
+    def create(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True, physical_id=token_physical_id(ctx.idempotency_token))
+
+    def check_create(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def update(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def check_update(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def delete(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def check_delete(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def check(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
+        """Every attribute's current value; by default what the plugin kept under its name."""
+        return {name: ctx.data.get(name) for name in self.attributes_schema}
+
+    def reference(self, ctx: ActionContext) -> str | None:
+        return ctx.physical_id

@@ -1,0 +1,141 @@
+"""Checking one resource's property values against its type's schema.
+
+prepare_properties is the runtime path: resolved values in, translated,
+validated values with defaults out, or one InvalidInput listing every
+problem. static_problems runs the same checks on a template before anything
+runs, skipping values that are intrinsic functions. Neither has side effects.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from conv_tasks.errors import InvalidInput, Problem
+from conv_tasks.resources.coerce import coerce, describe
+from conv_tasks.resources.deprecation import deprecation_warnings
+from conv_tasks.resources.schema import LIST, MAP, PropertySchema
+from conv_tasks.resources.translation import translate
+from conv_tasks.template import contains_function
+
+if TYPE_CHECKING:
+    from conv_tasks.resources.plugin import ResourceType
+
+__all__ = ["deprecation_warnings", "prepare_properties", "static_problems"]
+
+
+def prepare_properties(
+    resource_type: type[ResourceType], values: Mapping[str, Any], *, path: str
+) -> dict[str, Any]:
+    """Translate, validate and fill defaults. Raises InvalidInput(what="properties")."""
+    translated = translate(values, resource_type().translation_rules(), path=path)
+    schema = resource_type.properties_schema
+    if schema is None:
+        return translated
+    checker = _Checker(None)
+    result = checker.properties(schema, translated, path)
+    if checker.problems:
+        raise InvalidInput(checker.problems, what="properties")
+    return result
+
+
+def static_problems(
+    resource_type: type[ResourceType], values: Mapping[str, Any], *, path: str
+) -> list[Problem]:
+    """Every problem visible in unresolved template properties; functions are taken on trust."""
+    try:
+        translated = translate(
+            values, resource_type().translation_rules(), path=path, unknown=contains_function
+        )
+    except InvalidInput as exc:
+        return list(exc.problems)
+    schema = resource_type.properties_schema
+    if schema is None or (contains_function(translated) and not translated.keys() & schema.keys()):
+        # No schema, or the whole properties section is one function call.
+        return []
+    checker = _Checker(contains_function)
+    checker.properties(schema, translated, path)
+    return checker.problems
+
+
+class _Checker:
+    """Walks values and schema together, collecting problems instead of stopping at the first."""
+
+    def __init__(self, unknown: Callable[[Any], bool] | None) -> None:
+        self.unknown = unknown
+        self.problems: list[Problem] = []
+
+    def _is_unknown(self, value: Any) -> bool:
+        return self.unknown is not None and value is not None and self.unknown(value)
+
+    def _problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    def properties(
+        self, schema: Mapping[str, PropertySchema], values: Any, where: str
+    ) -> dict[str, Any]:
+        if not isinstance(values, Mapping):
+            self._problem(where, f"must be a map of properties, not {describe(values)}.")
+            return {}
+        for name in values:
+            if name not in schema:
+                known = ", ".join(n for n in sorted(schema) if not schema[n].support_status.hidden)
+                self._problem(
+                    f"{where}.{name}",
+                    f"is not a known property; known properties: {known or 'none'}.",
+                )
+        result: dict[str, Any] = {}
+        for name, prop in schema.items():
+            value = values.get(name)
+            here = f"{where}.{name}"
+            if value is None:
+                if prop.default is not None:
+                    result[name] = copy.deepcopy(prop.default)
+                elif prop.required:
+                    self._problem(here, "is required but has no value.")
+                    result[name] = None
+                else:
+                    result[name] = None
+                continue
+            result[name] = self.value(prop, value, here)
+        return result
+
+    def value(self, prop: PropertySchema, value: Any, where: str) -> Any:
+        unknown = self._is_unknown(value)
+        if unknown and not isinstance(value, list | tuple) and not _literal_map(prop, value):
+            return value
+        converted, reason = coerce(prop.type, value)
+        if reason:
+            self._problem(where, reason)
+            return value
+        before = len(self.problems)
+        if prop.type == LIST and isinstance(prop.schema, PropertySchema):
+            item_schema = prop.schema
+            converted = [
+                self.value(item_schema, item, f"{where}[{n}]") for n, item in enumerate(converted)
+            ]
+        elif prop.type == MAP and isinstance(prop.schema, Mapping):
+            converted = self.properties(prop.schema, converted, where)
+        if unknown or len(self.problems) > before:
+            # Constraints judge the whole value; parts of it are unknown or already wrong.
+            return converted
+        for constraint in prop.constraints:
+            reason = constraint.violation(converted)
+            if reason:
+                self._problem(where, reason)
+        return converted
+
+
+def _literal_map(prop: PropertySchema, value: Any) -> bool:
+    """A map written out in the template (some keys are sub-properties), not a function call.
+
+    A function is a map too ({"get_param": "net"}), but none of its keys is a
+    sub-property, so it cannot be checked before the stack runs.
+    """
+    return (
+        isinstance(value, Mapping)
+        and prop.type == MAP
+        and isinstance(prop.schema, Mapping)
+        and bool(value.keys() & prop.schema.keys())
+    )

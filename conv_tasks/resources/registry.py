@@ -1,0 +1,192 @@
+"""Which resource types exist: the built-in ones and those other packages plug in.
+
+Third-party types come from the entry-point group "conv_tasks.resource_types"
+(entry point name = the type name, object = the ResourceType subclass). The
+registry only looks types up and describes them; it never runs an action.
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+from collections.abc import Iterable, Mapping
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Protocol
+
+from conv_tasks.errors import InvalidInput, NotFound, NotSupported, Problem
+from conv_tasks.resources.builtin import BUILTIN_TYPES
+from conv_tasks.resources.deprecation import deprecation_warnings
+from conv_tasks.resources.plugin import ResourceType
+from conv_tasks.resources.properties import static_problems
+from conv_tasks.resources.schema import AttributeSchema, PropertySchema, visible_schemas
+
+if TYPE_CHECKING:
+    from conv_tasks.template import Template
+
+ENTRY_POINT_GROUP = "conv_tasks.resource_types"
+
+
+class EntryPointLike(Protocol):
+    """The part of importlib.metadata.EntryPoint the loader uses."""
+
+    @property
+    def name(self) -> str: ...
+
+    def load(self) -> Any: ...
+
+
+class Registry:
+    """Resource types by name."""
+
+    def __init__(self) -> None:
+        self._types: dict[str, type[ResourceType]] = {}
+
+    def register(self, cls: type[ResourceType]) -> None:
+        """Add a type. InvalidInput if it is not a well-formed ResourceType or the name is taken."""
+        if not (isinstance(cls, type) and issubclass(cls, ResourceType)):
+            raise InvalidInput(
+                [Problem("resource_types", f"{cls!r} is not a ResourceType subclass.")],
+                what="resource type",
+            )
+        name = getattr(cls, "type_name", None)
+        if not isinstance(name, str) or not name.strip():
+            raise InvalidInput(
+                [Problem("resource_types", f"{cls.__qualname__} has a blank type_name.")],
+                what="resource type",
+            )
+        where = f"resource_types.{name}"
+        existing = self._types.get(name)
+        if existing is not None:
+            raise InvalidInput(
+                [Problem(where, f"is already registered by {_dotted(existing)}.")],
+                what="resource type",
+            )
+        problems = _schema_problems(cls, where)
+        if problems:
+            raise InvalidInput(problems, what="resource type")
+        self._types[name] = cls
+
+    def get(self, type_name: str) -> type[ResourceType]:
+        """The type, HIDDEN ones included (stacks that already use them keep working)."""
+        try:
+            return self._types[type_name]
+        except KeyError:
+            raise NotFound(f"Unknown resource type '{type_name}'") from None
+
+    def list(self, *, include_hidden: bool = False) -> builtins.list[type[ResourceType]]:
+        """Every type sorted by name; HIDDEN ones only when asked for."""
+        return [
+            cls
+            for name, cls in sorted(self._types.items())
+            if include_hidden or not cls.support_status.hidden
+        ]
+
+    def show(self, type_name: str) -> dict[str, Any]:
+        """A JSON description of a type. NotSupported for HIDDEN types, NotFound for unknown."""
+        cls = self.get(type_name)
+        if cls.support_status.hidden:
+            raise NotSupported(
+                f"Resource type '{type_name}' is HIDDEN and can no longer be shown; "
+                "stacks that already use it keep working."
+            )
+        schema = cls.properties_schema
+        return {
+            "resource_type": type_name,
+            "description": _summary(cls),
+            "support_status": cls.support_status.to_dict(),
+            "properties": None if schema is None else visible_schemas(schema),
+            "attributes": visible_schemas(cls.attributes_schema),
+        }
+
+    def __contains__(self, type_name: object) -> bool:
+        return type_name in self._types
+
+
+def load_entry_point_types(eps: Iterable[EntryPointLike]) -> list[type[ResourceType]]:
+    """The classes behind entry points. InvalidInput naming every entry point that is broken."""
+    found: list[type[ResourceType]] = []
+    problems: list[Problem] = []
+    for ep in eps:
+        where = f"entry_points.{ENTRY_POINT_GROUP}.{ep.name}"
+        try:
+            cls = ep.load()
+        except Exception as exc:  # any import error is the plugin's: report it
+            problems.append(Problem(where, f"cannot be loaded: {type(exc).__name__}: {exc}."))
+            continue
+        if not (isinstance(cls, type) and issubclass(cls, ResourceType)):
+            problems.append(Problem(where, f"{cls!r} is not a ResourceType subclass."))
+            continue
+        if getattr(cls, "type_name", None) != ep.name:
+            problems.append(
+                Problem(
+                    where,
+                    f"names type {getattr(cls, 'type_name', None)!r}; the entry point name "
+                    "must be the type name.",
+                )
+            )
+            continue
+        found.append(cls)
+    if problems:
+        raise InvalidInput(problems, what="resource type plugins")
+    return found
+
+
+def build_registry(eps: Iterable[EntryPointLike] = ()) -> Registry:
+    """A registry of the built-in types plus those behind eps."""
+    registry = Registry()
+    for cls in (*BUILTIN_TYPES, *load_entry_point_types(eps)):
+        registry.register(cls)
+    return registry
+
+
+@functools.cache
+def default_registry() -> Registry:
+    """Built-in types and every installed plugin; built once per process."""
+    return build_registry(entry_points(group=ENTRY_POINT_GROUP))
+
+
+def template_problems(template: Template, registry: Registry) -> tuple[list[Problem], list[str]]:
+    """(problems, warnings) for every resource of a loaded template."""
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    for name, snippet in template.resources.items():
+        try:
+            cls = registry.get(snippet.type)
+        except NotFound:
+            problems.append(
+                Problem(
+                    f"resources.{name}.type",
+                    f"unknown resource type '{snippet.type}'; see `conv-tasks resource-type list`.",
+                )
+            )
+            continue
+        values = snippet.properties or {}
+        problems.extend(static_problems(cls, values, path=f"resources.{name}.properties"))
+        warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
+    return problems, warnings
+
+
+def _schema_problems(cls: type[ResourceType], where: str) -> list[Problem]:
+    problems = []
+    props = cls.properties_schema
+    if props is not None and not (
+        isinstance(props, Mapping) and all(isinstance(p, PropertySchema) for p in props.values())
+    ):
+        problems.append(
+            Problem(f"{where}.properties_schema", "must map names to PropertySchema or be None.")
+        )
+    attrs = cls.attributes_schema
+    if not (
+        isinstance(attrs, Mapping) and all(isinstance(a, AttributeSchema) for a in attrs.values())
+    ):
+        problems.append(Problem(f"{where}.attributes_schema", "must map names to AttributeSchema."))
+    return problems
+
+
+def _dotted(cls: type) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _summary(cls: type) -> str:
+    doc = (cls.__doc__ or "").strip()
+    return doc.split("\n\n", 1)[0].replace("\n", " ").strip()

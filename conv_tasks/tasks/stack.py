@@ -1,0 +1,130 @@
+"""Public stack tasks: stable names, JSON kwargs, JSON results.
+
+Any service can call these with `send_task(name, kwargs={...})` without
+importing conv_tasks. A result is a JSON object: {"ok": true, "stack_id":
+...} on success, {"ok": false, "error": code, "message": ..., "problems":
+[...]} when the request is refused (and then nothing was changed).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from conv_tasks.engine import operations, views
+from conv_tasks.engine.signal import signal_resource
+from conv_tasks.errors import ConvTasksError
+from conv_tasks.tasks.app import app
+from conv_tasks.tasks.payloads import Field, parse_payload
+from conv_tasks.tasks.runtime import engine_env
+
+log = logging.getLogger(__name__)
+
+TENANT = Field("tenant", (str,), required=True)
+STACK = Field("stack", (str,), required=True)
+
+
+def _public(name: str, fields: list[Field]) -> Callable[[Callable[..., dict[str, Any]]], Any]:
+    """Register a public task that validates its payload and turns refusals into JSON."""
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        @wraps(func)
+        def run(**payload: Any) -> dict[str, Any]:
+            try:
+                args = parse_payload(name, payload, fields)
+                result = func(**args)
+            except ConvTasksError as exc:
+                log.info("%s refused: %s", name, exc)
+                return {"ok": False, **exc.to_dict()}
+            if isinstance(result, dict):
+                return {"ok": True, **result}
+            return {"ok": True, "result": result}
+
+        return app.task(name=name, acks_late=False)(run)
+
+    return decorate
+
+
+@_public(
+    "conv_tasks.stack.create",
+    [
+        TENANT,
+        Field("name", (str,), required=True),
+        Field("template", (dict, str), required=True),
+        Field("parameters", (dict,), default={}),
+        Field("disable_rollback", (bool,), default=False),
+        Field("timeout_mins", (int,)),
+    ],
+)
+def create(**args: Any) -> dict[str, Any]:
+    return operations.create_stack(engine_env(), **args)
+
+
+@_public(
+    "conv_tasks.stack.update",
+    [
+        TENANT,
+        STACK,
+        Field("template", (dict, str)),
+        Field("parameters", (dict,), default={}),
+        Field("existing_parameters", (bool,), default=False),
+        Field("disable_rollback", (bool,)),
+        Field("timeout_mins", (int,)),
+    ],
+)
+def update(**args: Any) -> dict[str, Any]:
+    stack_ref = args.pop("stack")
+    return operations.update_stack(engine_env(), stack_ref=stack_ref, **args)
+
+
+@_public("conv_tasks.stack.delete", [TENANT, STACK])
+def delete(tenant: str, stack: str) -> dict[str, Any]:
+    return operations.delete_stack(engine_env(), tenant=tenant, stack_ref=stack)
+
+
+@_public("conv_tasks.stack.rollback", [TENANT, STACK])
+def rollback(tenant: str, stack: str) -> dict[str, Any]:
+    return operations.rollback_stack(engine_env(), tenant=tenant, stack_ref=stack)
+
+
+@_public("conv_tasks.stack.cancel_update", [TENANT, STACK, Field("rollback", (bool,), default=True)])
+def cancel_update(tenant: str, stack: str, rollback: bool) -> dict[str, Any]:
+    return operations.cancel_update(engine_env(), tenant=tenant, stack_ref=stack, rollback=rollback)
+
+
+@_public("conv_tasks.stack.show",
+         [TENANT, STACK, Field("include_deleted", (bool,), default=False)])
+def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
+    data = views.show_stack(tenant, stack, include_deleted=include_deleted)
+    return {"stack_id": data["id"], "stack": data}
+
+
+@_public("conv_tasks.stack.list", [TENANT])
+def list_(tenant: str) -> dict[str, Any]:
+    return {"stacks": views.list_stacks(tenant)}
+
+
+@_public("conv_tasks.stack.resources",
+         [TENANT, STACK, Field("all_versions", (bool,), default=False)])
+def resources(tenant: str, stack: str, all_versions: bool) -> dict[str, Any]:
+    return {"resources": views.list_resources(tenant, stack, all_versions=all_versions)}
+
+
+@_public("conv_tasks.stack.events", [TENANT, STACK, Field("after_id", (int,), default=0)])
+def events(tenant: str, stack: str, after_id: int) -> dict[str, Any]:
+    return {"events": views.list_events(tenant, stack, after_id=after_id)}
+
+
+@_public("conv_tasks.stack.outputs", [TENANT, STACK])
+def outputs(tenant: str, stack: str) -> dict[str, Any]:
+    return {"outputs": views.stack_outputs(tenant, stack)}
+
+
+@_public(
+    "conv_tasks.resource.signal",
+    [TENANT, STACK, Field("resource", (str,), required=True), Field("details", (dict,), default={})],
+)
+def signal(tenant: str, stack: str, resource: str, details: dict[str, Any]) -> dict[str, Any]:
+    return signal_resource(tenant, stack, resource, details)

@@ -1,0 +1,40 @@
+"""The template layer: HOT loading and validation, parameters and intrinsic functions.
+
+Pure: it parses strings and evaluates functions over data it is given. It must never do
+I/O or import from conv_tasks.db, conv_tasks.tasks or conv_tasks.resources.
+"""
+
+from conv_tasks.template.functions import FUNCTION_NAMES, contains_function
+from conv_tasks.template.loader import load_template
+from conv_tasks.template.model import (
+    Constraint,
+    OutputSnippet,
+    ParameterGroup,
+    ParameterSchema,
+    ResolvedResource,
+    ResourceData,
+    ResourceSnippet,
+    Template,
+)
+from conv_tasks.template.parameters import HIDDEN_VALUE, public_parameters, validate_parameters
+from conv_tasks.template.resolve import definition_hash, resolve_outputs, resolve_resource
+
+__all__ = [
+    "FUNCTION_NAMES",
+    "HIDDEN_VALUE",
+    "Constraint",
+    "OutputSnippet",
+    "ParameterGroup",
+    "ParameterSchema",
+    "ResolvedResource",
+    "ResourceData",
+    "ResourceSnippet",
+    "Template",
+    "contains_function",
+    "definition_hash",
+    "load_template",
+    "public_parameters",
+    "resolve_outputs",
+    "resolve_resource",
+    "validate_parameters",
+]

@@ -1,0 +1,173 @@
+"""Parameter constraints: reading them from a template and checking values against them.
+
+Messages never contain the value being checked, so they are safe for hidden parameters.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from conv_tasks.errors import Problem
+from conv_tasks.template.document import join_path
+from conv_tasks.template.model import PARAMETER_TYPES, Constraint
+from conv_tasks.template.parameter_types import TypeMismatch, coerce
+
+# Which parameter types each kind of constraint can apply to.
+APPLIES_TO: dict[str, tuple[str, ...]] = {
+    "allowed_values": PARAMETER_TYPES,
+    "range": ("number",),
+    "length": ("string", "comma_delimited_list", "json"),
+    "allowed_pattern": ("string",),
+}
+
+
+def parse_constraint(
+    spec: Any, type_name: str, path: str
+) -> tuple[Constraint | None, list[Problem]]:
+    """The constraint spec describes, or the problems with it."""
+    if not isinstance(spec, Mapping):
+        return None, [Problem(path, "a constraint must be a mapping such as {range: {min: 1}}")]
+    kinds = [key for key in spec if key in APPLIES_TO]
+    unknown = [key for key in spec if key not in APPLIES_TO and key != "description"]
+    problems = [
+        Problem(
+            join_path(path, key),
+            f"unknown constraint '{key}'; expected one of " + ", ".join(APPLIES_TO),
+        )
+        for key in unknown
+    ]
+    description = spec.get("description", "")
+    if not isinstance(description, str):
+        problems.append(Problem(join_path(path, "description"), "must be a string"))
+        description = ""
+    if len(kinds) != 1:
+        if not unknown:
+            problems.append(
+                Problem(path, "a constraint must have exactly one of " + ", ".join(APPLIES_TO))
+            )
+        return None, problems
+    kind = kinds[0]
+    kind_path = join_path(path, kind)
+    # An unknown parameter type is reported elsewhere; don't add a second problem for it.
+    if type_name in PARAMETER_TYPES and type_name not in APPLIES_TO[kind]:
+        problems.append(
+            Problem(
+                kind_path,
+                f"does not apply to {type_name} parameters; it applies to "
+                + ", ".join(APPLIES_TO[kind]),
+            )
+        )
+        return None, problems
+    constraint, more = _parse_kind(kind, spec[kind], type_name, kind_path, description)
+    return constraint, problems + more
+
+
+def _parse_kind(
+    kind: str, value: Any, type_name: str, path: str, description: str
+) -> tuple[Constraint | None, list[Problem]]:
+    if kind == "allowed_values":
+        return _parse_allowed(value, type_name, path, description)
+    if kind == "allowed_pattern":
+        if not isinstance(value, str):
+            return None, [Problem(path, "must be a regular expression string")]
+        try:
+            re.compile(value)
+        except (re.error, RecursionError, OverflowError) as exc:
+            return None, [Problem(path, f"is not a valid regular expression: {exc}")]
+        return Constraint(kind, description, pattern=value), []
+    return _parse_bounds(kind, value, path, description)
+
+
+def _parse_allowed(
+    value: Any, type_name: str, path: str, description: str
+) -> tuple[Constraint | None, list[Problem]]:
+    if not isinstance(value, list) or not value:
+        return None, [Problem(path, "must be a non-empty list")]
+    item_type = "string" if type_name == "comma_delimited_list" else type_name
+    allowed = []
+    problems = []
+    for i, item in enumerate(value):
+        if item_type == "json":
+            allowed.append(item)
+            continue
+        try:
+            allowed.append(coerce(item_type, item))
+        except TypeMismatch as exc:
+            problems.append(Problem(join_path(path, i), f"the allowed value {exc}"))
+    if problems:
+        return None, problems
+    return Constraint("allowed_values", description, allowed_values=tuple(allowed)), []
+
+
+def _parse_bounds(
+    kind: str, value: Any, path: str, description: str
+) -> tuple[Constraint | None, list[Problem]]:
+    if not isinstance(value, Mapping) or not value:
+        return None, [Problem(path, "must be a mapping with min and/or max")]
+    problems = [
+        Problem(join_path(path, key), "unknown key; expected min or max")
+        for key in value
+        if key not in ("min", "max")
+    ]
+    bounds: dict[str, float | None] = {"min": None, "max": None}
+    for key in ("min", "max"):
+        bound = value.get(key)
+        if bound is None:
+            continue
+        if kind == "length":
+            if isinstance(bound, bool) or not isinstance(bound, int) or bound < 0:
+                problems.append(Problem(join_path(path, key), "must be a whole number, 0 or more"))
+                continue
+        elif isinstance(bound, bool) or not isinstance(bound, int | float):
+            problems.append(Problem(join_path(path, key), "must be a number"))
+            continue
+        bounds[key] = bound
+    low, high = bounds["min"], bounds["max"]
+    if low is not None and high is not None and low > high:
+        problems.append(Problem(path, "min must not be greater than max"))
+    if problems:
+        return None, problems
+    return Constraint(kind, description, min=low, max=high), []
+
+
+def violation(constraint: Constraint, value: Any) -> str | None:
+    """Why a value (already of the parameter's type) breaks the constraint, or None."""
+    message = _violation(constraint, value)
+    if message is not None and constraint.description:
+        message = f"{message} ({constraint.description})"
+    return message
+
+
+def _violation(constraint: Constraint, value: Any) -> str | None:
+    if constraint.kind == "allowed_values":
+        allowed = constraint.allowed_values
+        choices = ", ".join(json.dumps(item, default=str) for item in allowed)
+        if isinstance(value, list) and all(not isinstance(a, list) for a in allowed):
+            if all(item in allowed for item in value):
+                return None
+            return f"every item must be one of {choices}"
+        return None if value in allowed else f"the value must be one of {choices}"
+    if constraint.kind == "allowed_pattern":
+        pattern = constraint.pattern or ""
+        if isinstance(value, str) and re.fullmatch(pattern, value):
+            return None
+        return f"the value must match the pattern {pattern!r}"
+    if constraint.kind == "range":
+        return _outside(value, constraint, "the value must be")
+    if constraint.kind == "length":
+        return _outside(len(value), constraint, "the length must be")
+    return None
+
+
+def _outside(number: float, constraint: Constraint, subject: str) -> str | None:
+    low, high = constraint.min, constraint.max
+    if (low is None or number >= low) and (high is None or number <= high):
+        return None
+    if low is not None and high is not None:
+        return f"{subject} between {low} and {high}"
+    if low is not None:
+        return f"{subject} at least {low}"
+    return f"{subject} at most {high}"

@@ -1,0 +1,281 @@
+"""load_template: turns HOT text or a parsed mapping into a checked Template.
+
+Every structural problem is collected and raised together as one TemplateError.
+It must never evaluate functions or look at parameter values supplied by a user.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+from conv_tasks.errors import Problem, TemplateError
+from conv_tasks.template.document import join_path, plain_document
+from conv_tasks.template.function_checks import Scope, check_functions
+from conv_tasks.template.model import (
+    DELETION_POLICIES,
+    OutputSnippet,
+    ParameterGroup,
+    ParameterSchema,
+    ResourceSnippet,
+    Template,
+)
+from conv_tasks.template.parameters import parse_parameter
+from conv_tasks.template.versions import DATED_VERSIONS, known_versions, normalise_version
+from conv_tasks.template.yaml_source import parse_yaml
+
+TOP_LEVEL_KEYS = (
+    "heat_template_version",
+    "description",
+    "parameters",
+    "parameter_groups",
+    "resources",
+    "outputs",
+)
+RESOURCE_KEYS = ("type", "properties", "depends_on", "metadata", "deletion_policy")
+OUTPUT_KEYS = ("value", "description")
+GROUP_KEYS = ("label", "description", "parameters")
+
+
+def load_template(
+    source: str | bytes | Mapping[str, Any], *, filename: str = "template"
+) -> Template:
+    """The template in source. Raises TemplateError listing every problem found."""
+    document = _document(source, filename)
+    problems: list[Problem] = [
+        Problem(key, "unknown top-level key; expected one of " + ", ".join(TOP_LEVEL_KEYS))
+        for key in document
+        if key not in TOP_LEVEL_KEYS
+    ]
+    version = _version(document, problems)
+    description = _text(document, "description", "", problems)
+    parameter_specs = _section(document, "parameters", problems)
+    resource_specs = _section(document, "resources", problems)
+    output_specs = _section(document, "outputs", problems)
+
+    parameters: dict[str, ParameterSchema] = {}
+    for name, spec in parameter_specs.items():
+        schema, more = parse_parameter(name, spec, join_path("parameters", name))
+        problems.extend(more)
+        if schema is not None:
+            parameters[name] = schema
+    groups = _groups(document.get("parameter_groups"), frozenset(parameter_specs), problems)
+
+    scope = Scope(version, frozenset(parameter_specs), frozenset(resource_specs))
+    resources: dict[str, ResourceSnippet] = {}
+    for name, spec in resource_specs.items():
+        snippet = _resource(name, spec, scope, problems)
+        if snippet is not None:
+            resources[name] = snippet
+    outputs: dict[str, OutputSnippet] = {}
+    for name, spec in output_specs.items():
+        output = _output(name, spec, scope, problems)
+        if output is not None:
+            outputs[name] = output
+
+    if problems:
+        raise TemplateError(problems)
+    return Template(
+        version=version,
+        description=description,
+        parameters=MappingProxyType(parameters),
+        parameter_groups=groups,
+        resources=MappingProxyType(resources),
+        outputs=MappingProxyType(outputs),
+        raw=document,
+    )
+
+
+def _document(source: str | bytes | Mapping[str, Any], filename: str) -> dict[str, Any]:
+    if isinstance(source, str | bytes):
+        parsed = parse_yaml(source, filename=filename)
+    elif isinstance(source, Mapping):
+        parsed = source
+    else:
+        raise TemplateError(f"{filename}: a template must be YAML text or a mapping")
+    if not isinstance(parsed, Mapping):
+        raise TemplateError(
+            f"{filename}: a template must be a mapping with heat_template_version and resources"
+        )
+    document, problems = plain_document(parsed)
+    if problems:
+        raise TemplateError(problems)
+    assert isinstance(document, dict)
+    return document
+
+
+def _version(document: Mapping[str, Any], problems: list[Problem]) -> str:
+    latest = DATED_VERSIONS[-1]
+    if "heat_template_version" not in document:
+        problems.append(Problem("heat_template_version", "is required"))
+        return latest
+    written = document["heat_template_version"]
+    version = normalise_version(written)
+    if version is None:
+        problems.append(
+            Problem(
+                "heat_template_version",
+                f"{str(written)[:40]!r} is not a known version; expected one of "
+                + known_versions(),
+            )
+        )
+        # Check the rest as if it were the newest version, so nothing is reported twice.
+        return latest
+    return version
+
+
+def _text(spec: Mapping[str, Any], key: str, path: str, problems: list[Problem]) -> str:
+    value = spec.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        problems.append(Problem(join_path(path, key), "must be a string"))
+        return ""
+    return value
+
+
+def _section(document: Mapping[str, Any], key: str, problems: list[Problem]) -> Mapping[str, Any]:
+    value = document.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        problems.append(Problem(key, "must be a mapping of names to definitions"))
+        return {}
+    for name in value:
+        if name == "":
+            problems.append(Problem(key, "names must not be empty"))
+    return value
+
+
+def _unknown_keys(spec: Mapping[str, Any], allowed: tuple[str, ...], path: str) -> list[Problem]:
+    return [
+        Problem(join_path(path, key), "unknown key; expected one of " + ", ".join(allowed))
+        for key in spec
+        if key not in allowed
+    ]
+
+
+def _groups(
+    value: Any, declared: frozenset[str], problems: list[Problem]
+) -> tuple[ParameterGroup, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.append(Problem("parameter_groups", "must be a list"))
+        return ()
+    groups = []
+    grouped: set[str] = set()
+    for i, spec in enumerate(value):
+        path = join_path("parameter_groups", i)
+        if not isinstance(spec, Mapping):
+            problems.append(Problem(path, "a parameter group must be a mapping"))
+            continue
+        problems.extend(_unknown_keys(spec, GROUP_KEYS, path))
+        label = _text(spec, "label", path, problems)
+        description = _text(spec, "description", path, problems)
+        names = spec.get("parameters")
+        names_path = join_path(path, "parameters")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            problems.append(Problem(names_path, "must be a list of parameter names"))
+            continue
+        for j, name in enumerate(names):
+            if name not in declared:
+                problems.append(
+                    Problem(join_path(names_path, j), f"parameter '{name}' is not declared")
+                )
+            elif name in grouped:
+                problems.append(
+                    Problem(
+                        join_path(names_path, j), f"parameter '{name}' is in more than one group"
+                    )
+                )
+            grouped.add(name)
+        groups.append(ParameterGroup(label, description, tuple(names)))
+    return tuple(groups)
+
+
+def _resource(
+    name: str, spec: Any, scope: Scope, problems: list[Problem]
+) -> ResourceSnippet | None:
+    path = join_path("resources", name)
+    if not isinstance(spec, Mapping):
+        problems.append(Problem(path, "a resource must be a mapping with at least a type"))
+        return None
+    found = _unknown_keys(spec, RESOURCE_KEYS, path)
+    type_name = spec.get("type")
+    if not isinstance(type_name, str) or not type_name:
+        reason = "is required" if type_name is None else "must be a non-empty string"
+        found.append(Problem(join_path(path, "type"), reason))
+    sections = {}
+    for key in ("properties", "metadata"):
+        value = spec.get(key)
+        if value is None:
+            value = {}
+        if not isinstance(value, Mapping):
+            found.append(Problem(join_path(path, key), "must be a mapping"))
+            value = {}
+        sections[key] = value
+    depends_on = _depends_on(name, spec.get("depends_on"), scope, join_path(path, "depends_on"))
+    found.extend(p for p in depends_on if isinstance(p, Problem))
+    policy = spec.get("deletion_policy", "Delete")
+    if policy not in DELETION_POLICIES:
+        found.append(
+            Problem(join_path(path, "deletion_policy"), "must be " + " or ".join(DELETION_POLICIES))
+        )
+    owner_scope = Scope(scope.version, scope.parameters, scope.resources, owner=name)
+    for key, value in sections.items():
+        found.extend(check_functions(value, join_path(path, key), owner_scope))
+    problems.extend(found)
+    if found:
+        return None
+    return ResourceSnippet(
+        name=name,
+        type=str(type_name),
+        properties=copy.deepcopy(dict(sections["properties"])),
+        depends_on=tuple(dict.fromkeys(d for d in depends_on if isinstance(d, str))),
+        metadata=copy.deepcopy(dict(sections["metadata"])),
+        deletion_policy=str(policy),
+    )
+
+
+def _depends_on(name: str, value: Any, scope: Scope, path: str) -> list[str | Problem]:
+    """The names depended on, mixed with the problems found (callers separate them)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = [value]
+        paths = [path]
+    elif isinstance(value, list):
+        items = value
+        paths = [join_path(path, i) for i in range(len(value))]
+    else:
+        return [Problem(path, "must be a resource name or a list of resource names")]
+    result: list[str | Problem] = []
+    for item, item_path in zip(items, paths, strict=True):
+        if not isinstance(item, str):
+            result.append(Problem(item_path, "must be a resource name"))
+        elif item == name:
+            result.append(Problem(item_path, f"resource '{name}' cannot depend on itself"))
+        elif item not in scope.resources:
+            result.append(Problem(item_path, f"resource '{item}' is not defined in the template"))
+        else:
+            result.append(item)
+    return result
+
+
+def _output(name: str, spec: Any, scope: Scope, problems: list[Problem]) -> OutputSnippet | None:
+    path = join_path("outputs", name)
+    if not isinstance(spec, Mapping):
+        problems.append(Problem(path, "an output must be a mapping with a value"))
+        return None
+    found = _unknown_keys(spec, OUTPUT_KEYS, path)
+    if "value" not in spec:
+        found.append(Problem(join_path(path, "value"), "is required"))
+    description = _text(spec, "description", path, found)
+    found.extend(check_functions(spec.get("value"), join_path(path, "value"), scope))
+    problems.extend(found)
+    if found:
+        return None
+    return OutputSnippet(name, copy.deepcopy(spec["value"]), description)

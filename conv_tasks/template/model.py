@@ -1,0 +1,125 @@
+"""The values a loaded template is made of, and the data passed between resources.
+
+All are frozen dataclasses. This module must never parse or validate a template:
+load_template builds these only from a document that passed every check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from conv_tasks.template.functions import GetAttr, GetResource, references
+
+PARAMETER_TYPES: tuple[str, ...] = ("string", "number", "boolean", "json", "comma_delimited_list")
+DELETION_POLICIES: tuple[str, ...] = ("Delete", "Retain")
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One parameter constraint. kind is allowed_values, range, length or allowed_pattern."""
+
+    kind: str
+    description: str = ""
+    allowed_values: tuple[Any, ...] = ()
+    min: float | None = None
+    max: float | None = None
+    pattern: str | None = None
+
+
+@dataclass(frozen=True)
+class ParameterSchema:
+    name: str
+    type: str
+    default: Any = None  # already coerced to the type; meaningful only if has_default
+    has_default: bool = False
+    hidden: bool = False
+    label: str = ""
+    description: str = ""
+    constraints: tuple[Constraint, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParameterGroup:
+    label: str
+    description: str
+    parameters: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ResourceSnippet:
+    """A resource as written: properties and metadata still hold unevaluated functions."""
+
+    name: str
+    type: str
+    properties: Mapping[str, Any] = field(default_factory=dict)
+    depends_on: tuple[str, ...] = ()
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    deletion_policy: str = "Delete"
+
+    def references(self) -> list[GetResource | GetAttr]:
+        """The get_resource and get_attr calls in properties and metadata."""
+        return [*references(self.properties), *references(self.metadata)]
+
+
+@dataclass(frozen=True)
+class OutputSnippet:
+    name: str
+    value: Any
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Template:
+    version: str
+    description: str
+    parameters: Mapping[str, ParameterSchema]
+    parameter_groups: tuple[ParameterGroup, ...]
+    resources: Mapping[str, ResourceSnippet]
+    outputs: Mapping[str, OutputSnippet]
+    raw: Mapping[str, Any]
+
+    def dependencies(self) -> dict[str, frozenset[str]]:
+        """Every resource name -> the resources it requires (depends_on and references)."""
+        result: dict[str, frozenset[str]] = {}
+        for name, snippet in self.resources.items():
+            required = set(snippet.depends_on)
+            for ref in snippet.references():
+                required.add(ref.name if isinstance(ref, GetResource) else ref.resource)
+            result[name] = frozenset(required)
+        return result
+
+    def attributes_needed(self) -> dict[str, frozenset[str]]:
+        """Every resource name -> the top-level attributes that get_attr reads from it."""
+        needed: dict[str, set[str]] = {name: set() for name in self.resources}
+        found = [ref for snippet in self.resources.values() for ref in snippet.references()]
+        for output in self.outputs.values():
+            found.extend(references(output.value))
+        for ref in found:
+            if isinstance(ref, GetAttr) and ref.resource in needed:
+                needed[ref.resource].add(ref.attribute)
+        return {name: frozenset(attributes) for name, attributes in needed.items()}
+
+    def hidden_parameters(self) -> frozenset[str]:
+        return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
+
+
+@dataclass(frozen=True)
+class ResourceData:
+    """What a completed resource hands on to the resources that depend on it."""
+
+    ref: str | None
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ResolvedResource:
+    """A resource with every function evaluated."""
+
+    name: str
+    type: str
+    properties: dict[str, Any]
+    metadata: dict[str, Any]
+    deletion_policy: str
+    definition_hash: str

@@ -1,0 +1,149 @@
+"""Parameters: reading their declarations and checking the values a user supplies.
+
+The value of a hidden parameter must never appear in any message this module makes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conv_tasks.errors import ParameterError, Problem
+from conv_tasks.template.constraints import parse_constraint, violation
+from conv_tasks.template.document import join_path
+from conv_tasks.template.model import PARAMETER_TYPES, ParameterSchema, Template
+from conv_tasks.template.parameter_types import TypeMismatch, coerce
+
+HIDDEN_VALUE = "******"
+_PARAMETER_KEYS = ("type", "default", "hidden", "label", "description", "constraints")
+
+
+def parse_parameter(
+    name: str, spec: Any, path: str
+) -> tuple[ParameterSchema | None, list[Problem]]:
+    """The schema a parameter declaration describes, or the problems with it."""
+    if not isinstance(spec, Mapping):
+        return None, [Problem(path, "a parameter must be a mapping with at least a type")]
+    problems = [
+        Problem(join_path(path, key), "unknown key; expected one of " + ", ".join(_PARAMETER_KEYS))
+        for key in spec
+        if key not in _PARAMETER_KEYS
+    ]
+    type_name = spec.get("type")
+    if type_name is None:
+        problems.append(Problem(join_path(path, "type"), "is required"))
+    elif type_name not in PARAMETER_TYPES:
+        problems.append(
+            Problem(join_path(path, "type"), f"must be one of {', '.join(PARAMETER_TYPES)}")
+        )
+    hidden = spec.get("hidden", False)
+    if not isinstance(hidden, bool):
+        problems.append(Problem(join_path(path, "hidden"), "must be true or false"))
+        # Err on the side of secrecy while reporting the other problems.
+        hidden = True
+    texts = {}
+    for key in ("label", "description"):
+        text = spec.get(key, "")
+        if text is None:
+            text = ""
+        if not isinstance(text, str):
+            problems.append(Problem(join_path(path, key), "must be a string"))
+        texts[key] = text if isinstance(text, str) else ""
+    constraints = []
+    raw_constraints = spec.get("constraints") or []
+    if not isinstance(raw_constraints, list):
+        problems.append(Problem(join_path(path, "constraints"), "must be a list"))
+        raw_constraints = []
+    for i, raw in enumerate(raw_constraints):
+        constraint, more = parse_constraint(
+            raw, str(type_name), join_path(join_path(path, "constraints"), i)
+        )
+        problems.extend(more)
+        if constraint is not None:
+            constraints.append(constraint)
+    if problems:
+        return None, problems
+    schema = ParameterSchema(
+        name=name,
+        type=str(type_name),
+        hidden=hidden,
+        label=texts["label"],
+        description=texts["description"],
+        constraints=tuple(constraints),
+    )
+    default = spec.get("default")
+    if default is None:
+        return schema, []
+    value, default_problems = check_value(schema, default, join_path(path, "default"))
+    if default_problems:
+        return None, default_problems
+    return _with_default(schema, value), []
+
+
+def _with_default(schema: ParameterSchema, value: Any) -> ParameterSchema:
+    return ParameterSchema(
+        name=schema.name,
+        type=schema.type,
+        default=value,
+        has_default=True,
+        hidden=schema.hidden,
+        label=schema.label,
+        description=schema.description,
+        constraints=schema.constraints,
+    )
+
+
+def check_value(schema: ParameterSchema, value: Any, path: str) -> tuple[Any, list[Problem]]:
+    """value coerced to the schema's type, and every way it breaks the schema."""
+    try:
+        coerced = coerce(schema.type, value)
+    except TypeMismatch as exc:
+        return None, [Problem(path, f"{_shown(schema, value)} {exc}")]
+    problems = []
+    for constraint in schema.constraints:
+        message = violation(constraint, coerced)
+        if message is not None:
+            problems.append(Problem(path, message))
+    return coerced, problems
+
+
+def _shown(schema: ParameterSchema, value: Any) -> str:
+    if schema.hidden:
+        return "the value"
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"the value {text}"
+
+
+def validate_parameters(template: Template, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The effective value of every declared parameter. Raises ParameterError with every problem."""
+    if not isinstance(values, Mapping):
+        raise ParameterError([Problem("parameters", "must be a mapping of names to values")])
+    problems = [
+        Problem(join_path("parameters", name), "is not a parameter of this template")
+        for name in values
+        if name not in template.parameters
+    ]
+    effective: dict[str, Any] = {}
+    for name, schema in template.parameters.items():
+        path = join_path("parameters", name)
+        value = values.get(name)
+        if value is None:
+            if schema.has_default:
+                effective[name] = schema.default
+            else:
+                problems.append(Problem(path, "a value is required (there is no default)"))
+            continue
+        coerced, more = check_value(schema, value, path)
+        problems.extend(more)
+        effective[name] = coerced
+    if problems:
+        raise ParameterError(problems)
+    return effective
+
+
+def public_parameters(template: Template, values: Mapping[str, Any]) -> dict[str, Any]:
+    """values with every hidden parameter's value masked, for display and logs."""
+    hidden = template.hidden_parameters()
+    return {name: HIDDEN_VALUE if name in hidden else value for name, value in values.items()}
