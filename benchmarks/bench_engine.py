@@ -111,13 +111,31 @@ def main() -> None:
 
     procs = []
     for i in range(args.workers):
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app", "worker", "--pool",
-             "solo", "-n", f"bench{i}@%h", "--loglevel", "WARNING", "--without-gossip",
-             "--without-mingle"],
-            cwd=ROOT, env={**os.environ, **BENCH_ENV}, start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=open(f"/tmp/conv-tasks-bench-{i}.log", "w"),
-        ))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "conv_tasks.tasks.app",
+                    "worker",
+                    "--pool",
+                    "solo",
+                    "-n",
+                    f"bench{i}@%h",
+                    "--loglevel",
+                    "WARNING",
+                    "--without-gossip",
+                    "--without-mingle",
+                ],
+                cwd=ROOT,
+                env={**os.environ, **BENCH_ENV},
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
     try:
         from conv_tasks.client import Client
         from conv_tasks.tasks.app import app
@@ -127,8 +145,10 @@ def main() -> None:
         _baseline(app, 50)  # warm up
         hop = _baseline(app, 2000)
         print(f"baseline: bare Celery task hop {hop * 1000:.2f} ms (2000-hop relay, same broker)")
-        print(f"{'shape':<8}{'size':>7}{'nodes':>8}{'seconds':>10}{'ms/node':>9}"
-              f"{'x bare':>8}{'SQL/node':>10}{'peak MB':>9}")
+        print(
+            f"{'shape':<8}{'size':>7}{'nodes':>8}{'seconds':>10}{'ms/node':>9}"
+            f"{'x bare':>8}{'SQL/node':>10}{'peak MB':>9}"
+        )
         client = Client(tenant="bench", timeout=600)
         for size in [int(s) for s in args.sizes.split(",")]:
             for shape in args.shapes.split(","):
@@ -141,9 +161,12 @@ def main() -> None:
                 after, memory = _stats(app)
                 nodes = 2 * size
                 per_node = seconds / nodes
-                print(f"{shape:<8}{size:>7}{nodes:>8}{seconds:>10.2f}{per_node * 1000:>9.2f}"
-                      f"{per_node / hop:>8.1f}{(after - before) / nodes:>10.1f}"
-                      f"{memory / 1024:>9.0f}  {final['status']}", flush=True)
+                print(
+                    f"{shape:<8}{size:>7}{nodes:>8}{seconds:>10.2f}{per_node * 1000:>9.2f}"
+                    f"{per_node / hop:>8.1f}{(after - before) / nodes:>10.1f}"
+                    f"{memory / 1024:>9.0f}  {final['status']}",
+                    flush=True,
+                )
                 client.delete(result["stack_id"])
                 client.wait(result["stack_id"], timeout=args.timeout, interval=0.2)
     finally:

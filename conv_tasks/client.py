@@ -7,6 +7,7 @@ matching ConvTasksError.
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -18,8 +19,15 @@ from conv_tasks import errors
 _ERRORS: dict[str, type[errors.ConvTasksError]] = {
     cls.code: cls
     for cls in (
-        errors.InvalidInput, errors.TemplateError, errors.ParameterError, errors.PayloadError,
-        errors.CycleError, errors.NotFound, errors.NotSupported, errors.Conflict, errors.LostRace,
+        errors.InvalidInput,
+        errors.TemplateError,
+        errors.ParameterError,
+        errors.PayloadError,
+        errors.CycleError,
+        errors.NotFound,
+        errors.NotSupported,
+        errors.Conflict,
+        errors.LostRace,
     )
 }
 
@@ -41,8 +49,9 @@ def _raise(result: Mapping[str, Any]) -> None:
 class Client:
     """A tenant's view of conv_tasks."""
 
-    def __init__(self, app: Celery | None = None, *, tenant: str = "default",
-                 timeout: float = 60.0) -> None:
+    def __init__(
+        self, app: Celery | None = None, *, tenant: str = "default", timeout: float = 60.0
+    ) -> None:
         if app is None:
             from conv_tasks.tasks.app import app as default_app
 
@@ -60,21 +69,43 @@ class Client:
         return dict(result)
 
     # ------------------------------------------------------------ operations
-    def create(self, name: str, template: Mapping[str, Any] | str, parameters: Mapping[str, Any]
-               | None = None, *, disable_rollback: bool = False, timeout_mins: int | None = None
-               ) -> dict[str, Any]:
-        return self.call("conv_tasks.stack.create", name=name, template=template,
-                         parameters=dict(parameters or {}), disable_rollback=disable_rollback,
-                         timeout_mins=timeout_mins)
+    def create(
+        self,
+        name: str,
+        template: Mapping[str, Any] | str,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        disable_rollback: bool = False,
+        timeout_mins: int | None = None,
+    ) -> dict[str, Any]:
+        return self.call(
+            "conv_tasks.stack.create",
+            name=name,
+            template=template,
+            parameters=dict(parameters or {}),
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+        )
 
-    def update(self, stack: str, template: Mapping[str, Any] | str | None = None,
-               parameters: Mapping[str, Any] | None = None, *, existing_parameters: bool = False,
-               disable_rollback: bool | None = None, timeout_mins: int | None = None
-               ) -> dict[str, Any]:
-        return self.call("conv_tasks.stack.update", stack=stack, template=template,
-                         parameters=dict(parameters or {}),
-                         existing_parameters=existing_parameters,
-                         disable_rollback=disable_rollback, timeout_mins=timeout_mins)
+    def update(
+        self,
+        stack: str,
+        template: Mapping[str, Any] | str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        existing_parameters: bool = False,
+        disable_rollback: bool | None = None,
+        timeout_mins: int | None = None,
+    ) -> dict[str, Any]:
+        return self.call(
+            "conv_tasks.stack.update",
+            stack=stack,
+            template=template,
+            parameters=dict(parameters or {}),
+            existing_parameters=existing_parameters,
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+        )
 
     def delete(self, stack: str) -> dict[str, Any]:
         return self.call("conv_tasks.stack.delete", stack=stack)
@@ -85,33 +116,48 @@ class Client:
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)
 
-    def signal(self, stack: str, resource: str, details: Mapping[str, Any] | None = None
-               ) -> dict[str, Any]:
-        return self.call("conv_tasks.resource.signal", stack=stack, resource=resource,
-                         details=dict(details or {}))
+    def signal(
+        self, stack: str, resource: str, details: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return self.call(
+            "conv_tasks.resource.signal",
+            stack=stack,
+            resource=resource,
+            details=dict(details or {}),
+        )
 
     # ----------------------------------------------------------------- reads
     def get(self, stack: str, *, include_deleted: bool = False) -> dict[str, Any]:
-        result = self.call("conv_tasks.stack.show", stack=stack,
-                           include_deleted=include_deleted or None)
+        result = self.call(
+            "conv_tasks.stack.show", stack=stack, include_deleted=include_deleted or None
+        )
         return dict(result["stack"])
 
-    def list(self) -> list[dict[str, Any]]:
+    def list(self) -> builtins.list[dict[str, Any]]:
         return list(self.call("conv_tasks.stack.list")["stacks"])
 
-    def resources(self, stack: str, *, all_versions: bool = False) -> list[dict[str, Any]]:
-        return list(self.call("conv_tasks.stack.resources", stack=stack,
-                              all_versions=all_versions)["resources"])
+    def resources(self, stack: str, *, all_versions: bool = False) -> builtins.list[dict[str, Any]]:
+        return list(
+            self.call("conv_tasks.stack.resources", stack=stack, all_versions=all_versions)[
+                "resources"
+            ]
+        )
 
-    def events(self, stack: str, *, after_id: int = 0) -> list[dict[str, Any]]:
+    def events(self, stack: str, *, after_id: int = 0) -> builtins.list[dict[str, Any]]:
         return list(self.call("conv_tasks.stack.events", stack=stack, after_id=after_id)["events"])
 
     def outputs(self, stack: str) -> dict[str, Any]:
         return dict(self.call("conv_tasks.stack.outputs", stack=stack)["outputs"])
 
-    def wait(self, stack: str, *, timeout: float = 300.0, interval: float = 0.5,
-             on_event: Callable[[dict[str, Any]], None] | None = None,
-             on_poll: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    def wait(
+        self,
+        stack: str,
+        *,
+        timeout: float = 300.0,
+        interval: float = 0.5,
+        on_event: Callable[[dict[str, Any]], None] | None = None,
+        on_poll: Callable[[dict[str, Any]], None] | None = None,
+    ) -> dict[str, Any]:
         """Wait until the stack's operation has finished; returns the stack as shown then.
 
         `on_event` is called with each new event as it appears (the CLI's live view).

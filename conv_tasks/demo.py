@@ -33,36 +33,54 @@ def _template(resources: dict[str, Any]) -> dict[str, Any]:
         "description": "conv_tasks demo stack",
         "parameters": {"password": {"type": "string", "hidden": True, "default": "hunter2"}},
         "resources": resources,
-        "outputs": {"web_url": {"value": {"str_replace": {
-            "template": "http://HOST/", "params": {"HOST": {"get_attr": ["web", "output"]}}}}}},
+        "outputs": {
+            "web_url": {
+                "value": {
+                    "str_replace": {
+                        "template": "http://HOST/",
+                        "params": {"HOST": {"get_attr": ["web", "output"]}},
+                    }
+                }
+            }
+        },
     }
 
 
-CREATE = _template({
-    "network": _tr("net-10.0.0.0/24", wait_secs=0.5),
-    "database": {**_tr("db-v1", update_replace=True, wait_secs=0.5), "depends_on": ["network"]},
-    "cache": {**_tr("cache-v1"), "depends_on": ["network"]},
-    "web": _tr({"list_join": ["-", ["web", {"get_attr": ["database", "output"]}]]}, wait_secs=0.5),
-})
-UPDATE = _template({
-    "network": _tr("net-10.0.0.0/24", wait_secs=0.5),
-    "database": {**_tr("db-v2", update_replace=True, wait_secs=0.5), "depends_on": ["network"]},
-    "web": _tr({"list_join": ["-", ["web2", {"get_attr": ["database", "output"]}]]}),
-    "queue": {**_tr("queue-v1"), "depends_on": ["network"]},
-})
-FAILING = _template({
-    "network": _tr("net-10.0.0.0/24"),
-    "database": {**_tr("db-v2", update_replace=True), "depends_on": ["network"]},
-    "web": _tr("web-broken", fail_on=["update"]),
-    "queue": {**_tr("queue-v2"), "depends_on": ["web"]},
-})
+CREATE = _template(
+    {
+        "network": _tr("net-10.0.0.0/24", wait_secs=0.5),
+        "database": {**_tr("db-v1", update_replace=True, wait_secs=0.5), "depends_on": ["network"]},
+        "cache": {**_tr("cache-v1"), "depends_on": ["network"]},
+        "web": _tr(
+            {"list_join": ["-", ["web", {"get_attr": ["database", "output"]}]]}, wait_secs=0.5
+        ),
+    }
+)
+UPDATE = _template(
+    {
+        "network": _tr("net-10.0.0.0/24", wait_secs=0.5),
+        "database": {**_tr("db-v2", update_replace=True, wait_secs=0.5), "depends_on": ["network"]},
+        "web": _tr({"list_join": ["-", ["web2", {"get_attr": ["database", "output"]}]]}),
+        "queue": {**_tr("queue-v1"), "depends_on": ["network"]},
+    }
+)
+FAILING = _template(
+    {
+        "network": _tr("net-10.0.0.0/24"),
+        "database": {**_tr("db-v2", update_replace=True), "depends_on": ["network"]},
+        "web": _tr("web-broken", fail_on=["update"]),
+        "queue": {**_tr("queue-v2"), "depends_on": ["web"]},
+    }
+)
 
 
 def _start(name: str, *args: str) -> subprocess.Popen[bytes]:
     log = open(f"/tmp/conv-tasks-demo-{name}.log", "ab")  # noqa: SIM115 - lives with the process
     return subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app", *args],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
 
 
@@ -70,8 +88,7 @@ def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> No
     click.secho(f"\n== {title}", bold=True)
     final = follow(client, started["stack_id"], timeout=300)
     if not final["status"].startswith("DELETE"):
-        output.table(client.resources(stack),
-                     ["name", "type", "version", "physical_id", "status"])
+        output.table(client.resources(stack), ["name", "type", "version", "physical_id", "status"])
         outputs = client.outputs(stack)
         if outputs:
             click.echo("outputs: " + ", ".join(f"{k}={v.get('value')}" for k, v in outputs.items()))
@@ -98,8 +115,12 @@ def main() -> None:
         client = Client(tenant=f"demo-{run}")
         name = "demo"
         _step(client, "create", name, client.create(name, CREATE))
-        _step(client, "update: web changed in place, database replaced, cache removed, "
-                      "queue added", name, client.update(name, UPDATE))
+        _step(
+            client,
+            "update: web changed in place, database replaced, cache removed, queue added",
+            name,
+            client.update(name, UPDATE),
+        )
         _step(client, "update that fails (web) and rolls back", name, client.update(name, FAILING))
         _step(client, "delete", name, client.delete(name))
         click.secho("\ndemo finished", bold=True)

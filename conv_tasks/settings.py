@@ -86,7 +86,9 @@ class Settings:
             ("CONV_TASKS_REDIS_URL", settings.redis_url),
         ):
             if "://" not in value:
-                problems.append(Problem(name, f"must be a URL such as scheme://host/..., got {value!r}"))
+                problems.append(
+                    Problem(name, f"must be a URL such as scheme://host/..., got {value!r}")
+                )
         if problems:
             raise InvalidInput(problems, what="configuration")
         return settings

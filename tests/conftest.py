@@ -8,6 +8,7 @@ use none of these fixtures and need no services.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -85,9 +86,22 @@ class WorkerPool:
         log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the worker
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app", "worker",
-                "--loglevel", "INFO", "--concurrency", str(concurrency), "--pool", "prefork",
-                "--hostname", f"{name}-{RUN_ID}@%h", "--without-gossip", "--without-mingle",
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "conv_tasks.tasks.app",
+                "worker",
+                "--loglevel",
+                "INFO",
+                "--concurrency",
+                str(concurrency),
+                "--pool",
+                "prefork",
+                "--hostname",
+                f"{name}-{RUN_ID}@%h",
+                "--without-gossip",
+                "--without-mingle",
             ],
             cwd=ROOT,
             env={**os.environ, **TEST_ENV},
@@ -102,8 +116,16 @@ class WorkerPool:
         log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115
         proc = subprocess.Popen(
             [
-                sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app", "beat",
-                "--loglevel", "INFO", "--schedule", str(self.log_dir / "celerybeat-schedule"),
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "conv_tasks.tasks.app",
+                "beat",
+                "--loglevel",
+                "INFO",
+                "--schedule",
+                str(self.log_dir / "celerybeat-schedule"),
             ],
             cwd=ROOT,
             env={**os.environ, **TEST_ENV},
@@ -126,10 +148,8 @@ class WorkerPool:
         import signal
 
         for proc in self.procs.values():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
         for proc in self.procs.values():
             try:
                 proc.wait(timeout=15)
@@ -152,8 +172,9 @@ class WorkerPool:
 
 
 @pytest.fixture(scope="session")
-def workers(database_url: str, redis_client: object, tmp_path_factory: pytest.TempPathFactory
-            ) -> Iterator[WorkerPool]:
+def workers(
+    database_url: str, redis_client: object, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[WorkerPool]:
     """Two worker processes (two pool children each) and beat, for the whole session."""
     import redis
 

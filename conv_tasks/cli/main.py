@@ -34,11 +34,19 @@ pass_ctx = click.make_pass_decorator(Context)
 
 
 @click.group()
-@click.option("--tenant", default=_tenant_default, show_default="$CONV_TASKS_TENANT or default",
-              help="Tenant whose stacks to act on.")
+@click.option(
+    "--tenant",
+    default=_tenant_default,
+    show_default="$CONV_TASKS_TENANT or default",
+    help="Tenant whose stacks to act on.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
-@click.option("--timeout", default=60.0, show_default=True,
-              help="Seconds to wait for the engine to answer a request.")
+@click.option(
+    "--timeout",
+    default=60.0,
+    show_default=True,
+    help="Seconds to wait for the engine to answer a request.",
+)
 @click.pass_context
 def cli(ctx: click.Context, tenant: str, as_json: bool, timeout: float) -> None:
     """conv-tasks: converge declarative stacks with Celery workers."""
@@ -62,6 +70,7 @@ def main() -> None:
 
 
 # --------------------------------------------------------------------- helpers
+
 
 def _read_template(path: str) -> str:
     try:
@@ -95,8 +104,10 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
     if not ctx.as_json:
         for warning in result.get("warnings") or ():
             click.echo(f"WARNING: {warning}", err=True)
-        click.echo(f"{result.get('name', result['stack_id'])}: {result['status']} "
-                   f"(id {result['stack_id']})")
+        click.echo(
+            f"{result.get('name', result['stack_id'])}: {result['status']} "
+            f"(id {result['stack_id']})"
+        )
     if wait:
         from conv_tasks.cli.progress import follow
 
@@ -108,14 +119,25 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
 
 
 wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
-wait_timeout_option = click.option("--wait-timeout", default=3600.0, show_default=True,
-                                   help="Seconds to follow the operation at most.")
-param_option = click.option("-P", "--parameter", "parameters", multiple=True,
-                            metavar="KEY=VALUE", help="A parameter value (repeatable).")
+wait_timeout_option = click.option(
+    "--wait-timeout",
+    default=3600.0,
+    show_default=True,
+    help="Seconds to follow the operation at most.",
+)
+param_option = click.option(
+    "-P",
+    "--parameter",
+    "parameters",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A parameter value (repeatable).",
+)
 param_json_option = click.option("--parameters-json", help="Parameter values as a JSON object.")
 
 
 # ----------------------------------------------------------------------- stack
+
 
 @cli.group()
 def stack() -> None:
@@ -132,13 +154,25 @@ def stack() -> None:
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_create(ctx: Context, name: str, template_file: str, parameters: tuple[str, ...],
-                 parameters_json: str | None, disable_rollback: bool, timeout_mins: int | None,
-                 wait: bool, wait_timeout: float) -> None:
+def stack_create(
+    ctx: Context,
+    name: str,
+    template_file: str,
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    disable_rollback: bool,
+    timeout_mins: int | None,
+    wait: bool,
+    wait_timeout: float,
+) -> None:
     """Create stack NAME from a template."""
-    result = ctx.client().create(name, _read_template(template_file),
-                                 _parameters(parameters, parameters_json),
-                                 disable_rollback=disable_rollback, timeout_mins=timeout_mins)
+    result = ctx.client().create(
+        name,
+        _read_template(template_file),
+        _parameters(parameters, parameters_json),
+        disable_rollback=disable_rollback,
+        timeout_mins=timeout_mins,
+    )
     _started(ctx, result, wait, wait_timeout)
 
 
@@ -153,14 +187,28 @@ def stack_create(ctx: Context, name: str, template_file: str, parameters: tuple[
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_update(ctx: Context, name: str, template_file: str | None, parameters: tuple[str, ...],
-                 parameters_json: str | None, existing: bool, disable_rollback: bool | None,
-                 timeout_mins: int | None, wait: bool, wait_timeout: float) -> None:
+def stack_update(
+    ctx: Context,
+    name: str,
+    template_file: str | None,
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    existing: bool,
+    disable_rollback: bool | None,
+    timeout_mins: int | None,
+    wait: bool,
+    wait_timeout: float,
+) -> None:
     """Update stack NAME to a new template and/or parameters."""
     template = _read_template(template_file) if template_file else None
-    result = ctx.client().update(name, template, _parameters(parameters, parameters_json),
-                                 existing_parameters=existing, disable_rollback=disable_rollback,
-                                 timeout_mins=timeout_mins)
+    result = ctx.client().update(
+        name,
+        template,
+        _parameters(parameters, parameters_json),
+        existing_parameters=existing,
+        disable_rollback=disable_rollback,
+        timeout_mins=timeout_mins,
+    )
     _started(ctx, result, wait, wait_timeout)
 
 
@@ -190,8 +238,9 @@ def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float) -> 
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_cancel(ctx: Context, name: str, no_rollback: bool, wait: bool,
-                 wait_timeout: float) -> None:
+def stack_cancel(
+    ctx: Context, name: str, no_rollback: bool, wait: bool, wait_timeout: float
+) -> None:
     """Cancel the update in progress on stack NAME."""
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
@@ -259,6 +308,7 @@ def stack_resources(ctx: Context, name: str, all_versions: bool) -> None:
 
 # ------------------------------------------------------- resource types, templates
 
+
 @cli.group("resource-type")
 def resource_type() -> None:
     """Inspect the resource types this installation knows."""
@@ -270,8 +320,10 @@ def resource_type_list(ctx: Context) -> None:
     """List resource types (HIDDEN ones are left out)."""
     from conv_tasks.resources import default_registry
 
-    rows = [{"type": cls.type_name, "status": cls.support_status.status}
-            for cls in default_registry().list()]
+    rows = [
+        {"type": cls.type_name, "status": cls.support_status.status}
+        for cls in default_registry().list()
+    ]
     if ctx.as_json:
         output.emit_json(rows)
     else:
@@ -298,20 +350,27 @@ def template() -> None:
 @param_option
 @param_json_option
 @pass_ctx
-def template_validate(ctx: Context, path: str, parameters: tuple[str, ...],
-                      parameters_json: str | None) -> None:
+def template_validate(
+    ctx: Context, path: str, parameters: tuple[str, ...], parameters_json: str | None
+) -> None:
     """Check a template; print its resources in dependency order, or every problem."""
     from conv_tasks.engine.definition import StackDefinition
     from conv_tasks.graph import plan_traversal
 
-    definition = StackDefinition.build(_read_template(path),
-                                       _parameters(parameters, parameters_json))
+    definition = StackDefinition.build(
+        _read_template(path), _parameters(parameters, parameters_json)
+    )
     plan = plan_traversal((), definition.dependencies)
     order = [node.name for node in plan.graph.order() if node.phase == "update"]
     if ctx.as_json:
-        output.emit_json({"valid": True, "order": order,
-                          "dependencies": {k: sorted(v) for k, v in definition.dependencies.items()},
-                          "warnings": list(definition.warnings)})
+        output.emit_json(
+            {
+                "valid": True,
+                "order": order,
+                "dependencies": {k: sorted(v) for k, v in definition.dependencies.items()},
+                "warnings": list(definition.warnings),
+            }
+        )
         return
     for warning in definition.warnings:
         click.echo(f"WARNING: {warning}", err=True)
@@ -324,6 +383,7 @@ def template_validate(ctx: Context, path: str, parameters: tuple[str, ...],
 
 
 # ------------------------------------------------------------ resource signal
+
 
 @cli.group()
 def resource() -> None:
@@ -347,6 +407,7 @@ def resource_signal(ctx: Context, stack_name: str, resource_name: str, data_json
 
 # -------------------------------------------------------- db, worker, beat
 
+
 @cli.group()
 def db() -> None:
     """Database administration."""
@@ -369,13 +430,37 @@ def db_upgrade(revision: str, create_database: bool) -> None:
 @click.pass_context
 def worker(ctx: click.Context) -> None:
     """Run a Celery worker (extra arguments go to `celery worker`)."""
-    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app",
-                               "worker", "--loglevel", "INFO", *ctx.args])
+    os.execvp(
+        sys.executable,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "conv_tasks.tasks.app",
+            "worker",
+            "--loglevel",
+            "INFO",
+            *ctx.args,
+        ],
+    )
 
 
 @cli.command(context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.pass_context
 def beat(ctx: click.Context) -> None:
     """Run celery beat with the watchdog and template collector (extra arguments go to it)."""
-    os.execvp(sys.executable, [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app",
-                               "beat", "--loglevel", "INFO", *ctx.args])
+    os.execvp(
+        sys.executable,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "conv_tasks.tasks.app",
+            "beat",
+            "--loglevel",
+            "INFO",
+            *ctx.args,
+        ],
+    )

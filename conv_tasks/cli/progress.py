@@ -54,6 +54,8 @@ def follow(client: Client, stack: str, *, timeout: float) -> dict[str, Any]:
     view = ProgressView()
     final = client.wait(stack, timeout=timeout, on_event=view.event, on_poll=view.poll)
     view._clear()
-    click.echo(f"{final['name']}: {_colour(final['status'])}"
-               + (f" ({final['status_reason']})" if final.get("status_reason") else ""))
+    click.echo(
+        f"{final['name']}: {_colour(final['status'])}"
+        + (f" ({final['status_reason']})" if final.get("status_reason") else "")
+    )
     return final

@@ -15,7 +15,9 @@ from conv_tasks.settings import get_settings
 def alembic_config(url: str | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(files("conv_tasks.db") / "migrations"))
-    config.set_main_option("sqlalchemy.url", (url or get_settings().database_url).replace("%", "%%"))
+    config.set_main_option(
+        "sqlalchemy.url", (url or get_settings().database_url).replace("%", "%%")
+    )
     return config
 
 

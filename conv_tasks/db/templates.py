@@ -54,6 +54,6 @@ def delete_orphaned_templates(session: Session, *, only: list[int] | None = None
         stmt = stmt.where(RawTemplate.id.in_(only))
     try:
         with session.begin_nested():
-            return session.execute(stmt).rowcount  # type: ignore[attr-defined,no-any-return]
+            return session.execute(stmt).rowcount  # type: ignore[attr-defined]
     except IntegrityError:
         return 0

@@ -70,7 +70,11 @@ def run_step(
 ) -> StepResult:
     """Start (first=True) or poll the action; on completion gather attributes and reference."""
     starters = {CREATE: plugin.create, UPDATE: plugin.update, DELETE: plugin.delete}
-    checkers = {CREATE: plugin.check_create, UPDATE: plugin.check_update, DELETE: plugin.check_delete}
+    checkers = {
+        CREATE: plugin.check_create,
+        UPDATE: plugin.check_update,
+        DELETE: plugin.check_delete,
+    }
     try:
         progress: Progress = (starters if first else checkers)[ctx.action](ctx)
         merged = {**ctx.data, **dict(progress.data)}
@@ -94,12 +98,13 @@ def run_step(
         )
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
         picked = {k: attributes[k] for k in wanted_attributes if k in attributes}
-        return StepResult(True, None, physical_id, merged, attributes=picked,
-                          reference=plugin.reference(final))
+        return StepResult(
+            True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
+        )
     except ResourceFailure as exc:
         return StepResult(True, str(exc) or f"{ctx.action} failed")
     except ConvTasksError as exc:
         return StepResult(True, str(exc))
-    except Exception as exc:  # noqa: BLE001 - a plugin bug fails the resource, not the worker
+    except Exception as exc:
         log.exception("resource %s: %s raised", ctx.resource_name, ctx.action)
         return StepResult(True, f"{ctx.action} raised {type(exc).__name__}: {exc}")

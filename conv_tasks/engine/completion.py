@@ -44,8 +44,8 @@ def complete_traversal(
             reason = "; ".join(failures)
             rollback = action in (CREATE, UPDATE) and not stack.disable_rollback
             event_repo.add_events(
-                session, [event_repo.EventRecord(stack_id, action, FAILED, reason,
-                                                 traversal=traversal)]
+                session,
+                [event_repo.EventRecord(stack_id, action, FAILED, reason, traversal=traversal)],
             )
             status = f"{action}_{FAILED}"
             # With a rollback due, the stack goes straight to ROLLBACK_IN_PROGRESS (the
@@ -62,16 +62,23 @@ def complete_traversal(
                 "status_reason": f"Stack {action} completed successfully",
             }
             if action == DELETE:
-                fields.update(deleted_at=datetime.now(UTC), raw_template_id=None,
-                              prev_raw_template_id=None, current_graph=None)
+                fields.update(
+                    deleted_at=datetime.now(UTC),
+                    raw_template_id=None,
+                    prev_raw_template_id=None,
+                    current_graph=None,
+                )
             else:
                 fields.update(prev_raw_template_id=stack.raw_template_id)
             if not stack_repo.update_if_current(session, stack_id, traversal, **fields):
                 return None
             event_repo.add_events(
                 session,
-                [event_repo.EventRecord(stack_id, action, COMPLETE, fields["status_reason"],
-                                        traversal=traversal)],
+                [
+                    event_repo.EventRecord(
+                        stack_id, action, COMPLETE, fields["status_reason"], traversal=traversal
+                    )
+                ],
             )
             session.flush()
             template_repo.delete_orphaned_templates(session, only=old_ids)
@@ -82,19 +89,27 @@ def complete_traversal(
     return status
 
 
-def _start_rollback(env: EngineEnv, stack_id: str, traversal: str, action: str, reason: str
-                    ) -> None:
+def _start_rollback(
+    env: EngineEnv, stack_id: str, traversal: str, action: str, reason: str
+) -> None:
     from conv_tasks.engine.operations import rollback_stack
 
     try:
         rollback_stack(
-            env, tenant=None, stack_ref=stack_id, expected=traversal,
-            reason=f"{action} failed ({reason}); rolling back", require_failed=False,
+            env,
+            tenant=None,
+            stack_ref=stack_id,
+            expected=traversal,
+            reason=f"{action} failed ({reason}); rolling back",
+            require_failed=False,
         )
     except ConvTasksError as exc:
         log.warning("rollback of stack %s did not start: %s", stack_id, exc)
         with session_scope() as session:
             stack_repo.update_if_current(
-                session, stack_id, traversal, status=FAILED,
+                session,
+                stack_id,
+                traversal,
+                status=FAILED,
                 status_reason=f"{reason}; rollback did not start: {exc}",
             )

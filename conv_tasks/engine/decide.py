@@ -12,11 +12,11 @@ from typing import Any
 
 from conv_tasks.engine.status import COMPLETE, CREATE, DELETE, FAILED, IN_PROGRESS, INIT
 
-NOOP = "noop"          # already converged: nothing to do
-RESUME = "resume"      # an action was cut off (worker killed): carry it on
+NOOP = "noop"  # already converged: nothing to do
+RESUME = "resume"  # an action was cut off (worker killed): carry it on
 CREATE_NEW = "create"  # the head version was never created
-UPDATE = "update"      # update in place: a new version takes over the physical resource
-REPLACE = "replace"    # a new version with a new physical resource; the old one is cleaned up later
+UPDATE = "update"  # update in place: a new version takes over the physical resource
+REPLACE = "replace"  # a new version with a new physical resource; the old one is cleaned up later
 REINSTATE = "reinstate"  # an older version still exists and already matches: make it the head again
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from conv_tasks.engine.redact import Redactor
 from conv_tasks.errors import CycleError, TemplateError
 from conv_tasks.graph import find_cycle
 from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
@@ -24,7 +25,6 @@ from conv_tasks.template import (
     resolve_resource,
     validate_parameters,
 )
-from conv_tasks.engine.redact import Redactor
 
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2018-08-31", "resources": {}}
 

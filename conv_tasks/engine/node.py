@@ -27,7 +27,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeTask
 from conv_tasks.engine.propagate import failures_in, propagate, wait_for_lock, wake_waiter
 from conv_tasks.engine.snapshot import StackSnapshot, definition_for, load_snapshot
-from conv_tasks.engine.status import COMPLETE, CREATE, DELETE, FAILED, IN_PROGRESS, INIT, UPDATE
+from conv_tasks.engine.status import COMPLETE, CREATE, DELETE, FAILED, IN_PROGRESS, UPDATE
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import UPDATE as UPDATE_PHASE
 from conv_tasks.graph import NodeKey
@@ -107,8 +107,9 @@ class _NodeRun:
         with session_scope() as session:
             event_repo.add_events(session, [self._record(row, action, status, reason)])
 
-    def _record(self, row: Resource, action: str, status: str, reason: str = ""
-                ) -> event_repo.EventRecord:
+    def _record(
+        self, row: Resource, action: str, status: str, reason: str = ""
+    ) -> event_repo.EventRecord:
         return event_repo.EventRecord(
             stack_id=row.stack_id,
             action=action,
@@ -127,8 +128,16 @@ class _NodeRun:
         with session_scope() as session:
             event_repo.add_events(
                 session,
-                [event_repo.EventRecord(self.task.stack_id, UPDATE, FAILED, reason,
-                                        resource_name=self.name, traversal=self.task.traversal)],
+                [
+                    event_repo.EventRecord(
+                        self.task.stack_id,
+                        UPDATE,
+                        FAILED,
+                        reason,
+                        resource_name=self.name,
+                        traversal=self.task.traversal,
+                    )
+                ],
             )
         self._propagate({"failed": [f"{self.name}: {reason}"]})
         return "failed"
@@ -137,7 +146,10 @@ class _NodeRun:
         ttl = self.env.settings.lock_ttl + step.poll_after
         with session_scope() as session:
             resource_repo.update_locked(
-                session, row_id, self.nonce, plugin_data=dict(step.data),
+                session,
+                row_id,
+                self.nonce,
+                plugin_data=dict(step.data),
                 physical_id=step.physical_id,
             )
             resource_repo.acquire_lock(session, row_id, self.task.traversal, self.nonce, ttl)
@@ -171,9 +183,9 @@ class _NodeRun:
         with session_scope() as session:
             rows = list(resource_repo.versions_of(session, self.task.stack_id, self.name))
         head = _head(rows)
-        if self.task.nonce and head is not None and head.lock_nonce == self.nonce:
-            if head.status == IN_PROGRESS:
-                return self._poll(head)
+        ours = self.task.nonce and head is not None and head.lock_nonce == self.nonce
+        if ours and head is not None and head.status == IN_PROGRESS:
+            return self._poll(head)
         if self.superseded:
             return "superseded"
         if head is None:
@@ -249,15 +261,21 @@ class _NodeRun:
         if verdict == decisions.CREATE_NEW:
             with session_scope() as session:
                 resource_repo.update_locked(
-                    session, head.id, self.nonce, action=CREATE, action_started_at=now,
-                    plugin_data={}, **target,
+                    session,
+                    head.id,
+                    self.nonce,
+                    action=CREATE,
+                    action_started_at=now,
+                    plugin_data={},
+                    **target,
                 )
                 event_repo.add_events(session, [self._record(head, CREATE, IN_PROGRESS)])
                 row = resource_repo.get_version(session, head.id)
             assert row is not None
             ctx = action_context(self.env, row, CREATE, properties=prepared.properties)
-            return self._after_step(row, CREATE, run_step(self.env, plugin, ctx, first=True,
-                                                          wanted_attributes=wanted))
+            return self._after_step(
+                row, CREATE, run_step(self.env, plugin, ctx, first=True, wanted_attributes=wanted)
+            )
         action = UPDATE if verdict == decisions.UPDATE else CREATE
         try:
             with session_scope() as session:
@@ -277,23 +295,34 @@ class _NodeRun:
                     **target,
                 )
                 moved: dict[str, Any] = {"physical_id": None} if action == UPDATE else {}
-                resource_repo.release_lock(session, head.id, self.nonce, replaced_by=new.id,
-                                           **moved)
+                resource_repo.release_lock(
+                    session, head.id, self.nonce, replaced_by=new.id, **moved
+                )
                 reason = f"replacing version {head.version}" if action == CREATE else ""
                 event_repo.add_events(session, [self._record(new, action, IN_PROGRESS, reason)])
         except IntegrityError:
             # A duplicate delivery made the new version first; let it finish.
-            self.env.dispatcher.node(self.task.to_payload(), countdown=self.env.settings.poll_interval)
+            self.env.dispatcher.node(
+                self.task.to_payload(), countdown=self.env.settings.poll_interval
+            )
             return "retry"
         ctx = action_context(
-            self.env, new, action, properties=prepared.properties,
+            self.env,
+            new,
+            action,
+            properties=prepared.properties,
             old_properties=head.properties_data if action == UPDATE else None,
         )
-        return self._after_step(new, action, run_step(self.env, plugin, ctx, first=True,
-                                                      wanted_attributes=wanted))
+        return self._after_step(
+            new, action, run_step(self.env, plugin, ctx, first=True, wanted_attributes=wanted)
+        )
 
     def _converged(
-        self, head: Resource, row: Resource, plugin: Any, wanted: frozenset[str],
+        self,
+        head: Resource,
+        row: Resource,
+        plugin: Any,
+        wanted: frozenset[str],
         common: dict[str, Any],
     ) -> str:
         ref, attrs = _stored_data(row)
@@ -303,7 +332,7 @@ class _NodeRun:
                 fresh = dict(plugin.attributes(ctx))
                 attrs.update({k: fresh[k] for k in wanted if k in fresh})
                 ref = plugin.reference(ctx)
-            except Exception as exc:  # noqa: BLE001 - reported as the resource's failure
+            except Exception as exc:
                 reason = f"reading attributes failed: {exc}"
                 with session_scope() as session:
                     resource_repo.release_lock(session, row.id, self.nonce)
@@ -318,14 +347,22 @@ class _NodeRun:
         return "noop"
 
     def _reinstate(
-        self, head: Resource, rows: Sequence[Resource], keep_id: int, plugin: Any,
-        wanted: frozenset[str], common: dict[str, Any],
+        self,
+        head: Resource,
+        rows: Sequence[Resource],
+        keep_id: int,
+        plugin: Any,
+        wanted: frozenset[str],
+        common: dict[str, Any],
     ) -> str:
         keep = next(r for r in rows if r.id == keep_id)
         with session_scope() as session:
-            if resource_repo.acquire_lock(
-                session, keep.id, self.task.traversal, self.nonce, self.env.settings.lock_ttl
-            ) is None:
+            if (
+                resource_repo.acquire_lock(
+                    session, keep.id, self.task.traversal, self.nonce, self.env.settings.lock_ttl
+                )
+                is None
+            ):
                 resource_repo.release_lock(session, head.id, self.nonce)
                 took = False
             else:
@@ -350,11 +387,15 @@ class _NodeRun:
         plugin = self.env.registry.get(head.type)()
         old = next((r for r in rows if r.id == head.replaces), None)
         ctx = action_context(
-            self.env, head, head.action, properties=head.properties_data or {},
+            self.env,
+            head,
+            head.action,
+            properties=head.properties_data or {},
             old_properties=(old.properties_data if old is not None else None),
         )
-        return self._after_step(head, head.action, run_step(self.env, plugin, ctx, first=True,
-                                                            wanted_attributes=wanted))
+        return self._after_step(
+            head, head.action, run_step(self.env, plugin, ctx, first=True, wanted_attributes=wanted)
+        )
 
     def _poll(self, row: Resource) -> str:
         plugin = self.env.registry.get(row.type)()
@@ -367,8 +408,9 @@ class _NodeRun:
             )
             return self._after_step(row, row.action, step)
         ctx = action_context(self.env, row, row.action, properties=row.properties_data or {})
-        return self._after_step(row, row.action, run_step(self.env, plugin, ctx, first=False,
-                                                          wanted_attributes=wanted))
+        return self._after_step(
+            row, row.action, run_step(self.env, plugin, ctx, first=False, wanted_attributes=wanted)
+        )
 
     def _after_step(self, row: Resource, action: str, step: StepResult) -> str:
         if not step.done:
@@ -379,7 +421,11 @@ class _NodeRun:
                 reason = self._definition().redact(reason)
             with session_scope() as session:
                 resource_repo.release_lock(
-                    session, row.id, self.nonce, status=FAILED, status_reason=reason,
+                    session,
+                    row.id,
+                    self.nonce,
+                    status=FAILED,
+                    status_reason=reason,
                     plugin_data=dict(step.data) if step.data else dict(row.plugin_data or {}),
                     physical_id=step.physical_id or row.physical_id,
                 )
@@ -390,8 +436,9 @@ class _NodeRun:
         if action == DELETE:
             # An update node finishing a delete a dead worker began; then converge afresh.
             with session_scope() as session:
-                resource_repo.release_lock(session, row.id, self.nonce, status=COMPLETE,
-                                           physical_id=None)
+                resource_repo.release_lock(
+                    session, row.id, self.nonce, status=COMPLETE, physical_id=None
+                )
                 event_repo.add_events(session, [self._record(row, DELETE, COMPLETE)])
             wake_waiter(self.env, row.id)
             if not self.superseded:
@@ -400,8 +447,14 @@ class _NodeRun:
         attr_data = {"ref": step.reference, "attributes": dict(step.attributes)}
         with session_scope() as session:
             resource_repo.release_lock(
-                session, row.id, self.nonce, status=COMPLETE, status_reason="",
-                physical_id=step.physical_id, plugin_data=dict(step.data), attr_data=attr_data,
+                session,
+                row.id,
+                self.nonce,
+                status=COMPLETE,
+                status_reason="",
+                physical_id=step.physical_id,
+                plugin_data=dict(step.data),
+                attr_data=attr_data,
             )
             row.physical_id = step.physical_id
             event_repo.add_events(session, [self._record(row, action, COMPLETE)])
@@ -439,7 +492,10 @@ class _NodeRun:
                     return "superseded"
                 with session_scope() as session:
                     key = resource_repo.acquire_lock(
-                        session, row.id, self.task.traversal, self.nonce,
+                        session,
+                        row.id,
+                        self.task.traversal,
+                        self.nonce,
                         self.env.settings.lock_ttl,
                     )
                 if key is None:
@@ -457,7 +513,12 @@ class _NodeRun:
             return self._drop_row(row, "deletion_policy is Retain: the physical resource is kept")
         with session_scope() as session:
             resource_repo.update_locked(
-                session, row.id, self.nonce, action=DELETE, status=IN_PROGRESS, status_reason="",
+                session,
+                row.id,
+                self.nonce,
+                action=DELETE,
+                status=IN_PROGRESS,
+                status_reason="",
                 action_started_at=datetime.now(UTC),
             )
             event_repo.add_events(session, [self._record(row, DELETE, IN_PROGRESS)])

@@ -39,7 +39,7 @@ from conv_tasks.engine.status import (
     ROLLBACK,
     UPDATE,
 )
-from conv_tasks.errors import Conflict, LostRace, Problem, PayloadError
+from conv_tasks.errors import Conflict, LostRace, PayloadError, Problem
 from conv_tasks.graph import ExistingVersion, NodeKey, TraversalGraph, plan_traversal
 
 log = logging.getLogger(__name__)
@@ -60,7 +60,12 @@ class Started:
 def node_payload(
     stack_id: str, traversal: str, node: NodeKey | str, data: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    return {"stack_id": stack_id, "traversal": traversal, "node": str(node), "data": dict(data or {})}
+    return {
+        "stack_id": stack_id,
+        "traversal": traversal,
+        "node": str(node),
+        "data": dict(data or {}),
+    }
 
 
 def _existing(session: Session, stack_id: str) -> list[ExistingVersion]:
@@ -218,7 +223,9 @@ def create_stack(
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
-            raw = template_repo.add_template(session, dict(definition.template.raw), dict(parameters))
+            raw = template_repo.add_template(
+                session, dict(definition.template.raw), dict(parameters)
+            )
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -387,15 +394,23 @@ def cancel_update(
             event_repo.add_events(
                 session, [event_repo.EventRecord(stack.id, action, FAILED, reason)]
             )
-            result = {"stack_id": stack.id, "name": stack.name, "action": action,
-                      "status": f"{action}_{FAILED}"}
+            result = {
+                "stack_id": stack.id,
+                "name": stack.name,
+                "action": action,
+                "status": f"{action}_{FAILED}",
+            }
     if not rollback:
         if old:
             env.syncpoints.drop(old)
         return result
     return rollback_stack(
-        env, tenant=tenant, stack_ref=stack_ref, expected=old,
-        reason=f"Stack {action} cancelled; rolling back", require_failed=False,
+        env,
+        tenant=tenant,
+        stack_ref=stack_ref,
+        expected=old,
+        reason=f"Stack {action} cancelled; rolling back",
+        require_failed=False,
     )
 
 

@@ -55,7 +55,7 @@ def parse_node_task(payload: Mapping[str, Any]) -> NodeTask:
     node: NodeKey | None = None
     try:
         node = NodeKey.parse(payload.get("node"))  # type: ignore[arg-type]
-    except Exception as exc:  # noqa: BLE001 - any parse failure is the payload's fault
+    except Exception as exc:
         problems.append(Problem("node", str(exc)))
     data = payload.get("data", {})
     if not isinstance(data, Mapping):

@@ -47,8 +47,9 @@ def propagate(env: EngineEnv, task: NodeTask, out: Mapping[str, Any]) -> None:
         if result.should_trigger(me):
             payloads.append(node_payload(task.stack_id, task.traversal, successor, result.data))
         elif result.outcome == "missing":
-            log.warning("SyncPoint %s of %s is missing; the watchdog will resume", successor,
-                        task.traversal)
+            log.warning(
+                "SyncPoint %s of %s is missing; the watchdog will resume", successor, task.traversal
+            )
     completed: Mapping[str, Any] | None = None
     if not successors:
         result = env.syncpoints.satisfy(task.traversal, STACK_SYNC, me, dict(out))

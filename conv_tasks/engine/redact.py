@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 MASK = "******"
 
@@ -19,3 +20,17 @@ class Redactor:
         for secret in self._secrets:
             text = text.replace(secret, MASK)
         return text
+
+    def value(self, data: Any) -> Any:
+        """`data` with every string inside it redacted (for outputs built from parameters)."""
+        if not self._secrets:
+            return data
+        if isinstance(data, str):
+            return self(data)
+        if isinstance(data, Mapping):
+            return {key: self.value(item) for key, item in data.items()}
+        if isinstance(data, list | tuple):
+            return [self.value(item) for item in data]
+        if data is not None and not isinstance(data, bool) and str(data) in self._secrets:
+            return MASK
+        return data

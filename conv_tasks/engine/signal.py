@@ -29,8 +29,12 @@ def signal_resource(
     status = details.get("deploy_status", COMPLETE)
     if status not in DEPLOY_STATUSES:
         raise PayloadError(
-            [Problem("details.deploy_status", f"must be one of {list(DEPLOY_STATUSES)}, "
-                                              f"got {status!r}")]
+            [
+                Problem(
+                    "details.deploy_status",
+                    f"must be one of {list(DEPLOY_STATUSES)}, got {status!r}",
+                )
+            ]
         )
     reason = details.get("deploy_status_reason", "")
     if not isinstance(reason, str):
@@ -38,7 +42,8 @@ def signal_resource(
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, stack_ref)
         heads = [
-            r for r in resource_repo.versions_of(session, stack.id, resource_name)
+            r
+            for r in resource_repo.versions_of(session, stack.id, resource_name)
             if r.replaced_by is None
         ]
         if not heads:
@@ -49,13 +54,27 @@ def signal_resource(
         signals = list((head.plugin_data or {}).get("signals", []))[-19:]
         signals.append({"deploy_status": status, "deploy_status_reason": redact(reason)})
         resource_repo.compare_and_swap(
-            session, head.id, head.atomic_key,
+            session,
+            head.id,
+            head.atomic_key,
             plugin_data={**(head.plugin_data or {}), "signals": signals},
         )
         event_repo.add_events(
             session,
-            [event_repo.EventRecord(stack.id, SIGNAL, status, text, resource_name=resource_name,
-                                    physical_id=head.physical_id)],
+            [
+                event_repo.EventRecord(
+                    stack.id,
+                    SIGNAL,
+                    status,
+                    text,
+                    resource_name=resource_name,
+                    physical_id=head.physical_id,
+                )
+            ],
         )
-    return {"stack_id": stack.id, "resource": resource_name, "deploy_status": status,
-            "message": text}
+    return {
+        "stack_id": stack.id,
+        "resource": resource_name,
+        "deploy_status": status,
+        "message": text,
+    }

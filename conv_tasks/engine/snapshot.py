@@ -49,7 +49,21 @@ def load_snapshot(session: Session, stack_id: str) -> StackSnapshot | None:
             Stack.disable_rollback,
         ).where(Stack.id == stack_id, Stack.deleted_at.is_(None))
     ).one_or_none()
-    return None if row is None else StackSnapshot(*row)
+    if row is None:
+        return None
+    values = tuple(row)
+    return StackSnapshot(
+        id=values[0],
+        name=values[1],
+        tenant=values[2],
+        traversal=values[3],
+        action=values[4],
+        status=values[5],
+        raw_template_id=values[6],
+        timeout_mins=values[7],
+        operation_started_at=values[8],
+        disable_rollback=values[9],
+    )
 
 
 _graphs: OrderedDict[str, TraversalGraph] = OrderedDict()

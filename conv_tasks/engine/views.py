@@ -106,12 +106,18 @@ def list_resources(tenant: str, ref: str, *, all_versions: bool = False) -> list
         ]
 
 
-def list_events(tenant: str, ref: str, *, after_id: int = 0, with_deleted: bool = True
-                ) -> list[dict[str, Any]]:
+def list_events(
+    tenant: str, ref: str, *, after_id: int = 0, with_deleted: bool = True
+) -> list[dict[str, Any]]:
     with session_scope() as session:
-        stack = _find_any(session, tenant, ref) if with_deleted else stack_repo.find_stack(
-            session, tenant, ref)
-        redact = _redactor(_definition(session, stack)) if stack.deleted_at is None else Redactor(())
+        stack = (
+            _find_any(session, tenant, ref)
+            if with_deleted
+            else stack_repo.find_stack(session, tenant, ref)
+        )
+        redact = (
+            _redactor(_definition(session, stack)) if stack.deleted_at is None else Redactor(())
+        )
         return [
             {
                 "id": e.id,
@@ -141,10 +147,8 @@ def _outputs(session: Session, stack: Stack, definition: StackDefinition) -> dic
             inputs[row.name] = ResourceData(
                 row.attr_data.get("ref"), dict(row.attr_data.get("attributes") or {})
             )
-    outputs = definition.outputs(inputs)
     return {
-        name: {**value, **({"error": definition.redact(value["error"])} if "error" in value else {})}
-        for name, value in outputs.items()
+        name: definition.redact.value(value) for name, value in definition.outputs(inputs).items()
     }
 
 

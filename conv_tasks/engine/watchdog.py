@@ -47,9 +47,15 @@ def run_watchdog(env: EngineEnv) -> WatchdogReport:
     with session_scope() as session:
         stacks = list(
             session.execute(
-                select(Stack.id, Stack.current_traversal, Stack.updated_at, Stack.timeout_mins,
-                       Stack.operation_started_at, Stack.action, Stack.disable_rollback)
-                .where(Stack.status == IN_PROGRESS, Stack.deleted_at.is_(None))
+                select(
+                    Stack.id,
+                    Stack.current_traversal,
+                    Stack.updated_at,
+                    Stack.timeout_mins,
+                    Stack.operation_started_at,
+                    Stack.action,
+                    Stack.disable_rollback,
+                ).where(Stack.status == IN_PROGRESS, Stack.deleted_at.is_(None))
             )
         )
     restarted: list[str] = []

@@ -1,4 +1,7 @@
-"""The Celery application. Workers: `celery -A conv_tasks.tasks.app worker` (or `conv-tasks worker`)."""
+"""The Celery application.
+
+Workers: `celery -A conv_tasks.tasks.app worker`, or `conv-tasks worker`.
+"""
 
 from __future__ import annotations
 

@@ -13,8 +13,11 @@ from conv_tasks.tasks.runtime import engine_env
 @app.task(name="conv_tasks.beat.watchdog", acks_late=False)
 def watchdog() -> dict[str, Any]:
     report = run_watchdog(engine_env())
-    return {"checked": report.checked, "restarted": list(report.restarted),
-            "timed_out": list(report.timed_out)}
+    return {
+        "checked": report.checked,
+        "restarted": list(report.restarted),
+        "timed_out": list(report.timed_out),
+    }
 
 
 @app.task(name="conv_tasks.beat.collect_templates", acks_late=False)

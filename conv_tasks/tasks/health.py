@@ -1,4 +1,4 @@
-"""Health and measurement tasks: ping, a bare task relay (the benchmark's baseline), worker stats."""
+"""Health and measurement tasks: ping, a bare task relay (the benchmark baseline), stats."""
 
 from __future__ import annotations
 
@@ -32,8 +32,9 @@ def ping(echo: str = "") -> dict[str, Any]:
 def relay(remaining: int, done_key: str) -> None:
     """Hand a token on `remaining` more times, then mark `done_key`: a bare Celery task chain."""
     if remaining > 0:
-        app.send_task("conv_tasks.health.relay", kwargs={"remaining": remaining - 1,
-                                                        "done_key": done_key})
+        app.send_task(
+            "conv_tasks.health.relay", kwargs={"remaining": remaining - 1, "done_key": done_key}
+        )
     else:
         get_redis().set(done_key, "1", ex=3600)
 

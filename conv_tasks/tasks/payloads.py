@@ -26,8 +26,14 @@ class Field:
 
 
 def _kind_names(kinds: tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", bool: "true or false", dict: "a JSON object",
-             list: "a JSON list", float: "a number"}
+    names = {
+        str: "a string",
+        int: "an integer",
+        bool: "true or false",
+        dict: "a JSON object",
+        list: "a JSON list",
+        float: "a number",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 

@@ -89,13 +89,14 @@ def rollback(tenant: str, stack: str) -> dict[str, Any]:
     return operations.rollback_stack(engine_env(), tenant=tenant, stack_ref=stack)
 
 
-@_public("conv_tasks.stack.cancel_update", [TENANT, STACK, Field("rollback", (bool,), default=True)])
+@_public(
+    "conv_tasks.stack.cancel_update", [TENANT, STACK, Field("rollback", (bool,), default=True)]
+)
 def cancel_update(tenant: str, stack: str, rollback: bool) -> dict[str, Any]:
     return operations.cancel_update(engine_env(), tenant=tenant, stack_ref=stack, rollback=rollback)
 
 
-@_public("conv_tasks.stack.show",
-         [TENANT, STACK, Field("include_deleted", (bool,), default=False)])
+@_public("conv_tasks.stack.show", [TENANT, STACK, Field("include_deleted", (bool,), default=False)])
 def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
     data = views.show_stack(tenant, stack, include_deleted=include_deleted)
     return {"stack_id": data["id"], "stack": data}
@@ -106,8 +107,9 @@ def list_(tenant: str) -> dict[str, Any]:
     return {"stacks": views.list_stacks(tenant)}
 
 
-@_public("conv_tasks.stack.resources",
-         [TENANT, STACK, Field("all_versions", (bool,), default=False)])
+@_public(
+    "conv_tasks.stack.resources", [TENANT, STACK, Field("all_versions", (bool,), default=False)]
+)
 def resources(tenant: str, stack: str, all_versions: bool) -> dict[str, Any]:
     return {"resources": views.list_resources(tenant, stack, all_versions=all_versions)}
 
@@ -124,7 +126,12 @@ def outputs(tenant: str, stack: str) -> dict[str, Any]:
 
 @_public(
     "conv_tasks.resource.signal",
-    [TENANT, STACK, Field("resource", (str,), required=True), Field("details", (dict,), default={})],
+    [
+        TENANT,
+        STACK,
+        Field("resource", (str,), required=True),
+        Field("details", (dict,), default={}),
+    ],
 )
 def signal(tenant: str, stack: str, resource: str, details: dict[str, Any]) -> dict[str, Any]:
     return signal_resource(tenant, stack, resource, details)

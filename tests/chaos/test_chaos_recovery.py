@@ -32,8 +32,9 @@ def _layered(width: int, depth: int, wait: float) -> dict[str, Any]:
 
 def _objects(stack_id: str) -> list[SandboxObject]:
     with session_scope() as session:
-        return list(session.scalars(
-            select(SandboxObject).where(SandboxObject.token.like(f"{stack_id}:%"))))
+        return list(
+            session.scalars(select(SandboxObject).where(SandboxObject.token.like(f"{stack_id}:%")))
+        )
 
 
 def _assert_each_created_once(stack_id: str, count: int) -> None:

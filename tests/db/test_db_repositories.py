@@ -24,8 +24,13 @@ def _new_stack(url: str, traversal: str | None = None) -> str:
         tmpl = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {})
         session.add(
             Stack(
-                id=stack_id, name=f"s-{stack_id[:8]}", tenant="t", action="CREATE",
-                status="IN_PROGRESS", raw_template_id=tmpl.id, current_traversal=traversal,
+                id=stack_id,
+                name=f"s-{stack_id[:8]}",
+                tenant="t",
+                action="CREATE",
+                status="IN_PROGRESS",
+                raw_template_id=tmpl.id,
+                current_traversal=traversal,
             )
         )
     return stack_id
@@ -33,8 +38,9 @@ def _new_stack(url: str, traversal: str | None = None) -> str:
 
 def _new_resource(url: str, stack_id: str) -> int:
     with session_scope(url) as session:
-        row = resources.add_version(session, stack_id=stack_id, name="r", version=0,
-                                    type="OS::Heat::None")
+        row = resources.add_version(
+            session, stack_id=stack_id, name="r", version=0, type="OS::Heat::None"
+        )
         return row.id
 
 
@@ -67,7 +73,11 @@ def test_swap_traversal_race_has_exactly_one_winner(database_url: str, pool, att
     start = str(uuid.uuid4())
     stack_id = _new_stack(database_url, start)
     barrier = time.time() + 0.3
-    results = list(pool.map(_try_swap, *zip(*[(database_url, stack_id, start, barrier)] * CONTENDERS, strict=True)))
+    results = list(
+        pool.map(
+            _try_swap, *zip(*[(database_url, stack_id, start, barrier)] * CONTENDERS, strict=True)
+        )
+    )
     winners = [r for r in results if r is not None]
     assert len(winners) == 1
     with session_scope(database_url) as session:
@@ -78,7 +88,9 @@ def test_swap_traversal_race_has_exactly_one_winner(database_url: str, pool, att
 def test_resource_lock_race_has_exactly_one_winner(database_url: str, pool, attempt: int) -> None:
     resource_id = _new_resource(database_url, _new_stack(database_url))
     barrier = time.time() + 0.3
-    results = list(pool.map(_try_lock, *zip(*[(database_url, resource_id, barrier)] * CONTENDERS, strict=True)))
+    results = list(
+        pool.map(_try_lock, *zip(*[(database_url, resource_id, barrier)] * CONTENDERS, strict=True))
+    )
     winners = [r for r in results if r is not None]
     assert len(winners) == 1
     with session_scope(database_url) as session:
@@ -113,15 +125,29 @@ def test_compare_and_swap_refuses_stale_atomic_key(database_url: str) -> None:
 @pytest.mark.parametrize(
     ("call", "fragment"),
     [
-        (lambda s, sid, rid: stacks.swap_traversal(s, sid, "not-a-uuid", str(uuid.uuid4())),
-         "expected traversal"),
-        (lambda s, sid, rid: stacks.swap_traversal(s, sid, None, str(uuid.uuid4()), colour="red"),
-         "colour"),
+        (
+            lambda s, sid, rid: stacks.swap_traversal(s, sid, "not-a-uuid", str(uuid.uuid4())),
+            "expected traversal",
+        ),
+        (
+            lambda s, sid, rid: stacks.swap_traversal(
+                s, sid, None, str(uuid.uuid4()), colour="red"
+            ),
+            "colour",
+        ),
         (lambda s, sid, rid: stacks.swap_traversal(s, "x", None, str(uuid.uuid4())), "stack_id"),
-        (lambda s, sid, rid: resources.acquire_lock(s, rid, str(uuid.uuid4()), str(uuid.uuid4()), 0),
-         "ttl"),
-        (lambda s, sid, rid: resources.acquire_lock(s, -1, str(uuid.uuid4()), str(uuid.uuid4()), 5),
-         "resource_id"),
+        (
+            lambda s, sid, rid: resources.acquire_lock(
+                s, rid, str(uuid.uuid4()), str(uuid.uuid4()), 0
+            ),
+            "ttl",
+        ),
+        (
+            lambda s, sid, rid: resources.acquire_lock(
+                s, -1, str(uuid.uuid4()), str(uuid.uuid4()), 5
+            ),
+            "resource_id",
+        ),
         (lambda s, sid, rid: resources.acquire_lock(s, rid, "me", str(uuid.uuid4()), 5), "holder"),
         (lambda s, sid, rid: resources.compare_and_swap(s, rid, 0, lock_holder="x"), "lock_holder"),
     ],

@@ -23,8 +23,9 @@ def resource_rows(stack_id: str) -> list[Resource]:
     with session_scope() as session:
         return list(
             session.scalars(
-                select(Resource).where(Resource.stack_id == stack_id).order_by(
-                    Resource.name, Resource.version)
+                select(Resource)
+                .where(Resource.stack_id == stack_id)
+                .order_by(Resource.name, Resource.version)
             )
         )
 

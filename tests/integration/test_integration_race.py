@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from integration_support import resource_rows, template, test_resource
 from sqlalchemy import cast, func, select
 from sqlalchemy.dialects.postgresql import JSONB
 
@@ -17,8 +18,6 @@ from conv_tasks.db.session import session_scope
 from conv_tasks.engine import operations
 from conv_tasks.errors import LostRace
 from conv_tasks.tasks.runtime import engine_env
-
-from integration_support import resource_rows, template, test_resource
 
 
 def test_racing_updates_have_one_winner_and_the_loser_leaves_no_rows(
@@ -41,7 +40,9 @@ def test_racing_updates_have_one_winner_and_the_loser_leaves_no_rows(
     def update(name: str) -> str:
         try:
             operations.update_stack(
-                env, tenant=client.tenant, stack_ref=stack_id,
+                env,
+                tenant=client.tenant,
+                stack_ref=stack_id,
                 template=template({"a": test_resource("1"), name: test_resource(name)}),
                 parameters={},
             )
@@ -63,10 +64,14 @@ def test_racing_updates_have_one_winner_and_the_loser_leaves_no_rows(
     with session_scope() as session:
         # The loser's template was never kept; the winner's is the stack's.
         def kept(name: str) -> int:
-            return session.scalar(
-                select(func.count()).select_from(RawTemplate).where(
-                    cast(RawTemplate.template, JSONB)["resources"].has_key(name))
-            ) or 0
+            return (
+                session.scalar(
+                    select(func.count())
+                    .select_from(RawTemplate)
+                    .where(cast(RawTemplate.template, JSONB)["resources"].has_key(name))
+                )
+                or 0
+            )
 
         assert kept(loser) == 0
         assert kept(winner) >= 1

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from integration_support import resource_rows, sandbox_objects, template, test_resource
 
 from conv_tasks.client import Client
 from conv_tasks.errors import Conflict, InvalidInput, NotFound
-
-from integration_support import resource_rows, sandbox_objects, template, test_resource
 
 
 def _seed_v1() -> dict[str, Any]:
@@ -63,8 +62,9 @@ def test_create_converges_every_resource_once(client: Client) -> None:
     rows = resource_rows(stack_id)
     assert [r.version for r in rows] == [0] * 5
     assert _heads(stack_id)["C"].requires == ["A", "B"]
-    created = [e for e in client.events("seed") if e["status"] == "CREATE_COMPLETE"
-               and e["resource_name"]]
+    created = [
+        e for e in client.events("seed") if e["status"] == "CREATE_COMPLETE" and e["resource_name"]
+    ]
     order = [e["resource_name"] for e in created]
     assert order.index("C") > max(order.index("A"), order.index("B"))
     assert order.index("C") < min(order.index("D"), order.index("E"))
@@ -101,24 +101,42 @@ def test_update_of_seed_003_leaves_the_rows_the_seed_shows(client: Client) -> No
 
 
 def test_replacement_creates_the_new_version_before_deleting_the_old(client: Client) -> None:
-    v1 = template({"db": test_resource("one", update_replace=True),
-                   "app": test_resource({"get_attr": ["db", "output"]})})
+    v1 = template(
+        {
+            "db": test_resource("one", update_replace=True),
+            "app": test_resource({"get_attr": ["db", "output"]}),
+        }
+    )
     stack_id = client.create("repl", v1)["stack_id"]
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
     old_db = _heads(stack_id)["db"].physical_id
-    v2 = template({"db": test_resource("two", update_replace=True),
-                   "app": test_resource({"get_attr": ["db", "output"]})})
+    v2 = template(
+        {
+            "db": test_resource("two", update_replace=True),
+            "app": test_resource({"get_attr": ["db", "output"]}),
+        }
+    )
     client.update(stack_id, v2)
     assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
     heads = _heads(stack_id)
     assert heads["db"].physical_id != old_db
     assert heads["db"].version == 1
     events = client.events(stack_id)
+
     def index(name: str, status: str, physical: str | None = None) -> int:
-        return next(i for i, e in enumerate(events) if e["resource_name"] == name
-                    and e["status"] == status and (physical is None or e["physical_id"] == physical))
-    created_new = max(i for i, e in enumerate(events) if e["resource_name"] == "db"
-                      and e["status"] == "CREATE_COMPLETE")
+        return next(
+            i
+            for i, e in enumerate(events)
+            if e["resource_name"] == name
+            and e["status"] == status
+            and (physical is None or e["physical_id"] == physical)
+        )
+
+    created_new = max(
+        i
+        for i, e in enumerate(events)
+        if e["resource_name"] == "db" and e["status"] == "CREATE_COMPLETE"
+    )
     app_updated = index("app", "UPDATE_COMPLETE")
     deleted_old = index("db", "DELETE_COMPLETE", old_db)
     assert created_new < app_updated < deleted_old
@@ -130,8 +148,13 @@ def test_failed_update_rolls_back_to_the_last_complete_template(client: Client) 
     v1 = template({"a": test_resource("1"), "b": test_resource("2")})
     stack_id = client.create("rb", v1)["stack_id"]
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
-    v2 = template({"a": test_resource("1x", fail_on=["update"]), "b": test_resource("2"),
-                   "after": {**test_resource("3"), "depends_on": ["a"]}})
+    v2 = template(
+        {
+            "a": test_resource("1x", fail_on=["update"]),
+            "b": test_resource("2"),
+            "after": {**test_resource("3"), "depends_on": ["a"]},
+        }
+    )
     client.update(stack_id, v2)
     final = client.wait(stack_id, timeout=60)
     assert final["status"] == "ROLLBACK_COMPLETE", final
@@ -146,9 +169,13 @@ def test_failed_update_rolls_back_to_the_last_complete_template(client: Client) 
 
 
 def test_failure_without_rollback_lets_independent_branches_finish(client: Client) -> None:
-    v1 = template({"bad": test_resource("x", fail_on=["create"]),
-                   "child": {**test_resource("c"), "depends_on": ["bad"]},
-                   "slow": test_resource("s", wait_secs=1.5)})
+    v1 = template(
+        {
+            "bad": test_resource("x", fail_on=["create"]),
+            "child": {**test_resource("c"), "depends_on": ["bad"]},
+            "slow": test_resource("s", wait_secs=1.5),
+        }
+    )
     stack_id = client.create("norb", v1, disable_rollback=True)["stack_id"]
     final = client.wait(stack_id, timeout=60)
     assert final["status"] == "CREATE_FAILED"
@@ -179,8 +206,9 @@ def test_cancel_update(client: Client, rollback: bool) -> None:
     v1 = template({"a": test_resource("1"), "b": test_resource("1")})
     stack_id = client.create(f"cancel-{rollback}", v1)["stack_id"]
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
-    v2 = template({"a": test_resource("2", wait_secs=2),
-                   "b": {**test_resource("2"), "depends_on": ["a"]}})
+    v2 = template(
+        {"a": test_resource("2", wait_secs=2), "b": {**test_resource("2"), "depends_on": ["a"]}}
+    )
     client.update(stack_id, v2)
     client.cancel(stack_id, rollback=rollback)
     final = client.wait(stack_id, timeout=60)
@@ -203,11 +231,20 @@ def test_second_update_takes_over_a_running_one(client: Client) -> None:
     v1 = template({"a": test_resource("1"), "b": test_resource("1")})
     stack_id = client.create("twice", v1)["stack_id"]
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
-    client.update(stack_id, template({"a": test_resource("2", wait_secs=2),
-                                      "b": {**test_resource("2"), "depends_on": ["a"]},
-                                      "c": test_resource("2")}))
-    client.update(stack_id, template({"a": test_resource("3"), "b": test_resource("3"),
-                                      "d": test_resource("3")}))
+    client.update(
+        stack_id,
+        template(
+            {
+                "a": test_resource("2", wait_secs=2),
+                "b": {**test_resource("2"), "depends_on": ["a"]},
+                "c": test_resource("2"),
+            }
+        ),
+    )
+    client.update(
+        stack_id,
+        template({"a": test_resource("3"), "b": test_resource("3"), "d": test_resource("3")}),
+    )
     final = client.wait(stack_id, timeout=90)
     assert final["status"] == "UPDATE_COMPLETE", final
     heads = _heads(stack_id)
@@ -219,9 +256,13 @@ def test_second_update_takes_over_a_running_one(client: Client) -> None:
 
 
 def test_delete_removes_everything_but_retained_resources(client: Client) -> None:
-    v1 = template({"a": test_resource("1"), "keep": {**test_resource("k"),
-                                                       "deletion_policy": "Retain"},
-                   "b": {**test_resource("2"), "depends_on": ["a"]}})
+    v1 = template(
+        {
+            "a": test_resource("1"),
+            "keep": {**test_resource("k"), "deletion_policy": "Retain"},
+            "b": {**test_resource("2"), "depends_on": ["a"]},
+        }
+    )
     stack_id = client.create("del", v1)["stack_id"]
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
     kept = _heads(stack_id)["keep"].physical_id
@@ -234,8 +275,11 @@ def test_delete_removes_everything_but_retained_resources(client: Client) -> Non
     with pytest.raises(NotFound):
         client.get("del")
     events = client.events(stack_id)
-    deletes = [e["resource_name"] for e in events if e["status"] == "DELETE_COMPLETE"
-               and e["resource_name"]]
+    deletes = [
+        e["resource_name"]
+        for e in events
+        if e["status"] == "DELETE_COMPLETE" and e["resource_name"]
+    ]
     assert deletes.index("b") < deletes.index("a")
 
 
@@ -245,12 +289,19 @@ def test_bad_requests_are_refused_and_change_nothing(client: Client) -> None:
         client.create("bad", template({"x": {"type": "OS::Nope"}}))
     assert "resources.x.type" in str(info.value)
     with pytest.raises(InvalidInput) as info:
-        client.create("cyc", template({"a": {**test_resource(), "depends_on": ["b"]},
-                                       "b": {**test_resource(), "depends_on": ["a"]}}))
+        client.create(
+            "cyc",
+            template(
+                {
+                    "a": {**test_resource(), "depends_on": ["b"]},
+                    "b": {**test_resource(), "depends_on": ["a"]},
+                }
+            ),
+        )
     assert "a" in str(info.value) and "b" in str(info.value)
-    raw = client.app.send_task("conv_tasks.stack.create",
-                               kwargs={"tenant": client.tenant, "name": 5, "colour": "red"}
-                               ).get(timeout=30)
+    raw = client.app.send_task(
+        "conv_tasks.stack.create", kwargs={"tenant": client.tenant, "name": 5, "colour": "red"}
+    ).get(timeout=30)
     assert raw["ok"] is False and raw["error"] == "invalid_payload"
     assert {p["path"] for p in raw["problems"]} >= {"name", "colour", "template"}
     assert client.list() == before
@@ -261,11 +312,15 @@ def test_hidden_parameters_never_show(client: Client) -> None:
         {"a": test_resource({"get_param": "secret"}, fail_on=["create"])},
         parameters={"secret": {"type": "string", "hidden": True}},
     )
-    stack_id = client.create("hid", tmpl, {"secret": "s3cr3t-value"},
-                             disable_rollback=True)["stack_id"]
+    stack_id = client.create("hid", tmpl, {"secret": "s3cr3t-value"}, disable_rollback=True)[
+        "stack_id"
+    ]
     final = client.wait(stack_id)
     assert final["status"] == "CREATE_FAILED"
-    text = repr(client.get(stack_id)) + repr(client.events(stack_id)) + repr(
-        client.resources(stack_id))
+    text = (
+        repr(client.get(stack_id))
+        + repr(client.events(stack_id))
+        + repr(client.resources(stack_id))
+    )
     assert "s3cr3t-value" not in text
     assert client.get(stack_id)["parameters"]["secret"] == "******"

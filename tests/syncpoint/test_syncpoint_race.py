@@ -60,7 +60,9 @@ def test_race_completes_exactly_once(redis_url: str, prefix: str, seed: int) -> 
     store = SyncPointStore(client, prefix=prefix)
     store.create(TRAVERSAL, {NODE: preds})
 
-    ctx = multiprocessing.get_context("fork")
+    # spawn, not fork: the test process may hold threads (Celery, connection pools) that a
+    # forked child would inherit in a locked state.
+    ctx = multiprocessing.get_context("spawn")
     barrier = ctx.Barrier(PROCESSES)
     results = ctx.Queue()
     procs = [
