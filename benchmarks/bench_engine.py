@@ -66,9 +66,10 @@ SHAPES = {"chain": _chain, "fan": _fan, "random": _random_dag}
 
 
 def _stats(app: Any) -> tuple[int, int]:
-    replies = app.control.inspect(timeout=5.0).conv_stats() or {}
-    statements = sum(r["sql_statements"] for r in replies.values())
-    memory = max((r["max_rss_kb"] for r in replies.values()), default=0)
+    answers = app.control.broadcast("conv_stats", reply=True, timeout=5.0) or []
+    replies = [reply for answer in answers for reply in answer.values()]
+    statements = sum(r["sql_statements"] for r in replies)
+    memory = max((r["max_rss_kb"] for r in replies), default=0)
     return statements, memory
 
 

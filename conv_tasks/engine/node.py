@@ -22,7 +22,7 @@ from conv_tasks.db.models import Resource
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import decide as decisions
 from conv_tasks.engine.actions import StepResult, action_context, run_step
-from conv_tasks.engine.definition import PreparedResource, StackDefinition
+from conv_tasks.engine.definition import PreparedResource, StackDefinition, peek_definition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeTask
 from conv_tasks.engine.propagate import failures_in, propagate, wait_for_lock, wake_waiter
@@ -40,6 +40,7 @@ def run_node(env: EngineEnv, task: NodeTask) -> str:
     """Run one delivery of a node task. Returns what happened, for logs and tests."""
     with session_scope() as session:
         snap = load_snapshot(session, task.stack_id)
+        rows = list(resource_repo.versions_of(session, task.stack_id, task.node.name))
     if snap is None:
         return "stack-gone"
     superseded = snap.traversal != task.traversal
@@ -51,8 +52,8 @@ def run_node(env: EngineEnv, task: NodeTask) -> str:
             propagate(env, task, {"failed": failures})
             return "skipped"
     if task.node.phase == UPDATE_PHASE:
-        return _NodeRun(env, task, snap, superseded).update()
-    return _NodeRun(env, task, snap, superseded).cleanup()
+        return _NodeRun(env, task, snap, superseded).update(rows)
+    return _NodeRun(env, task, snap, superseded).cleanup(rows)
 
 
 def _head(rows: Sequence[Resource]) -> Resource | None:
@@ -93,6 +94,9 @@ class _NodeRun:
     # ----------------------------------------------------------------- shared
 
     def _definition(self) -> StackDefinition:
+        cached = peek_definition(self.snap.raw_template_id or 0)
+        if cached is not None:
+            return cached
         with session_scope() as session:
             return definition_for(session, self.snap.raw_template_id or 0)
 
@@ -179,9 +183,7 @@ class _NodeRun:
 
     # ---------------------------------------------------------------- update
 
-    def update(self) -> str:
-        with session_scope() as session:
-            rows = list(resource_repo.versions_of(session, self.task.stack_id, self.name))
+    def update(self, rows: list[Resource]) -> str:
         head = _head(rows)
         ours = self.task.nonce and head is not None and head.lock_nonce == self.nonce
         if ours and head is not None and head.status == IN_PROGRESS:
@@ -203,11 +205,11 @@ class _NodeRun:
             key = resource_repo.acquire_lock(
                 session, head.id, self.task.traversal, self.nonce, self.env.settings.lock_ttl
             )
+            if key is not None:
+                rows = list(resource_repo.versions_of(session, self.task.stack_id, self.name))
         if key is None:
             wait_for_lock(self.env, self.task, head.id)
             return "waiting"
-        with session_scope() as session:
-            rows = list(resource_repo.versions_of(session, self.task.stack_id, self.name))
         fresh = _head(rows)
         if fresh is None or fresh.id != head.id:
             # Another traversal made a newer version between our read and our lock.
@@ -464,13 +466,16 @@ class _NodeRun:
 
     # --------------------------------------------------------------- cleanup
 
-    def cleanup(self) -> str:
+    def cleanup(self, rows: list[Resource]) -> str:
         in_template = True
         if not self.superseded:
             in_template = self.name in self._definition().template.resources
+        first = True
         while True:
-            with session_scope() as session:
-                rows = list(resource_repo.versions_of(session, self.task.stack_id, self.name))
+            if not first:
+                with session_scope() as session:
+                    rows = list(resource_repo.versions_of(session, self.task.stack_id, self.name))
+            first = False
             live = _head(rows) if in_template else None
             victims = sorted(
                 (r for r in rows if live is None or r.id != live.id),

@@ -17,7 +17,7 @@ from conv_tasks.db.session import session_scope
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.operations import STACK_SYNC, node_payload
 from conv_tasks.engine.payload import NodeTask
-from conv_tasks.engine.snapshot import traversal_graph
+from conv_tasks.engine.snapshot import cached_graph, traversal_graph
 from conv_tasks.redis_client import get_redis
 
 log = logging.getLogger(__name__)
@@ -35,8 +35,10 @@ def failures_in(data: Mapping[str, Any]) -> list[str]:
 
 
 def propagate(env: EngineEnv, task: NodeTask, out: Mapping[str, Any]) -> None:
-    with session_scope() as session:
-        graph = traversal_graph(session, task.stack_id, task.traversal)
+    graph = cached_graph(task.traversal)
+    if graph is None:
+        with session_scope() as session:
+            graph = traversal_graph(session, task.stack_id, task.traversal)
     if graph is None:
         return  # superseded while we worked: the new traversal owns the stack
     me = str(task.node)

@@ -69,11 +69,17 @@ def load_snapshot(session: Session, stack_id: str) -> StackSnapshot | None:
 _graphs: OrderedDict[str, TraversalGraph] = OrderedDict()
 
 
-def traversal_graph(session: Session, stack_id: str, traversal: str) -> TraversalGraph | None:
-    """The graph of `traversal`, or None when the stack has moved on to another traversal."""
+def cached_graph(traversal: str) -> TraversalGraph | None:
     graph = _graphs.get(traversal)
     if graph is not None:
         _graphs.move_to_end(traversal)
+    return graph
+
+
+def traversal_graph(session: Session, stack_id: str, traversal: str) -> TraversalGraph | None:
+    """The graph of `traversal`, or None when the stack has moved on to another traversal."""
+    graph = cached_graph(traversal)
+    if graph is not None:
         return graph
     row = session.execute(
         select(Stack.current_traversal, Stack.current_graph).where(Stack.id == stack_id)
