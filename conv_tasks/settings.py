@@ -5,6 +5,7 @@ Nothing else in conv_tasks reads os.environ: code asks for `get_settings()`.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,6 +26,9 @@ def _float(env: Mapping[str, str], name: str, default: float, problems: list[Pro
         value = float(raw)
     except ValueError:
         problems.append(Problem(name, f"must be a number, got {raw!r}"))
+        return default
+    if not math.isfinite(value):
+        problems.append(Problem(name, f"must be a finite number, got {raw!r}"))
         return default
     if value <= 0:
         problems.append(Problem(name, f"must be greater than zero, got {raw!r}"))

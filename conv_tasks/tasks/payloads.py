@@ -6,6 +6,7 @@ anything is changed.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +22,6 @@ class Field:
     kinds: tuple[type, ...]
     required: bool = False
     default: Any = None
-    nullable: bool = False
     description: str = ""
 
 
@@ -49,7 +49,7 @@ def parse_payload(task: str, payload: Mapping[str, Any], fields: list[Field]) ->
         if value is _MISSING or (value is None and not spec.required):
             if spec.required:
                 problems.append(Problem(spec.name, f"is required ({_kind_names(spec.kinds)})"))
-            values[spec.name] = spec.default
+            values[spec.name] = copy.deepcopy(spec.default)
             continue
         bad_bool = isinstance(value, bool) and bool not in spec.kinds
         if not isinstance(value, spec.kinds) or bad_bool:

@@ -1,0 +1,257 @@
+"""decide(): how an update node brings a resource from its head version to a new definition."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+
+from conv_tasks.engine.decide import (
+    CREATE_NEW,
+    NOOP,
+    REINSTATE,
+    REPLACE,
+    RESUME,
+    UPDATE,
+    Decision,
+    VersionView,
+    decide,
+)
+from conv_tasks.engine.status import (
+    CHECK,
+    COMPLETE,
+    CREATE,
+    DELETE,
+    FAILED,
+    IN_PROGRESS,
+    INIT,
+)
+from conv_tasks.engine.status import UPDATE as UPDATE_ACTION
+
+TYPE = "OS::Heat::TestResource"
+OTHER_TYPE = "OS::Heat::None"
+NEW_HASH = "hash-new"
+OLD_HASH = "hash-old"
+
+
+def view(**changes: Any) -> VersionView:
+    """A created, complete version 1 of TYPE with OLD_HASH; override any field."""
+    base = VersionView(
+        id=1,
+        version=1,
+        type=TYPE,
+        physical_id="phys-1",
+        action=CREATE,
+        status=COMPLETE,
+        definition_hash=OLD_HASH,
+        replaced_by=None,
+        properties={"value": "old"},
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def never(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return False
+
+
+def always(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return True
+
+
+def run(
+    head: VersionView,
+    others: tuple[VersionView, ...] = (),
+    *,
+    type_name: str = TYPE,
+    definition_hash: str = NEW_HASH,
+    properties: Mapping[str, Any] | None = None,
+    needs_replacement: Any = never,
+) -> Decision:
+    return decide(
+        head,
+        [head, *others],
+        type_name=type_name,
+        definition_hash=definition_hash,
+        properties={"value": "new"} if properties is None else properties,
+        needs_replacement=needs_replacement,
+    )
+
+
+# ---------------------------------------------------------------- head-only verdicts
+
+
+def test_complete_head_with_same_type_and_hash_is_noop() -> None:
+    head = view(definition_hash=NEW_HASH)
+    decision = run(head, needs_replacement=always)
+    assert decision.verdict == NOOP
+    assert decision.version is head
+
+
+@pytest.mark.parametrize("action", [CREATE, UPDATE_ACTION, DELETE, CHECK])
+def test_interrupted_action_is_resumed_whatever_else_differs(action: str) -> None:
+    head = view(action=action, status=IN_PROGRESS, type=OTHER_TYPE, physical_id=None)
+    decision = run(head, needs_replacement=always)
+    assert decision.verdict == RESUME
+    assert decision.version is head
+    assert action in decision.reason
+
+
+def test_head_never_created_is_created() -> None:
+    head = view(action=INIT, status=COMPLETE, physical_id=None, definition_hash=None)
+    decision = run(head)
+    assert decision.verdict == CREATE_NEW
+    assert decision.version is head
+
+
+def test_init_head_is_created_even_if_its_hash_matches() -> None:
+    head = view(action=INIT, status=COMPLETE, physical_id=None, definition_hash=NEW_HASH)
+    assert run(head).verdict == CREATE_NEW
+
+
+def test_same_hash_but_failed_is_not_noop() -> None:
+    head = view(action=UPDATE_ACTION, status=FAILED, definition_hash=NEW_HASH)
+    assert run(head).verdict == UPDATE
+
+
+def test_same_hash_but_other_type_is_not_noop() -> None:
+    head = view(type=OTHER_TYPE, definition_hash=NEW_HASH)
+    assert run(head).verdict == REPLACE
+
+
+def test_changed_properties_update_in_place() -> None:
+    head = view()
+    decision = run(head)
+    assert decision == Decision(UPDATE, head)
+
+
+def test_failed_update_with_physical_resource_is_updated_again() -> None:
+    head = view(action=UPDATE_ACTION, status=FAILED)
+    assert run(head).verdict == UPDATE
+
+
+# ---------------------------------------------------------------- replacement reasons
+
+
+def test_deleted_head_is_replaced() -> None:
+    head = view(action=DELETE, status=COMPLETE, definition_hash=NEW_HASH)
+    decision = run(head)
+    assert decision.verdict == REPLACE
+    assert decision.version is head
+    assert "deleted" in decision.reason
+
+
+def test_deleted_head_is_replaced_even_when_an_old_version_matches() -> None:
+    head = view(id=2, version=2, action=DELETE)
+    older = view(id=1, version=1, definition_hash=NEW_HASH)
+    assert run(head, (older,)).verdict == REPLACE
+
+
+def test_type_change_replaces() -> None:
+    head = view(type=OTHER_TYPE)
+    decision = run(head)
+    assert decision.verdict == REPLACE
+    assert decision.reason == f"type changed from {OTHER_TYPE} to {TYPE}"
+
+
+def test_failed_create_replaces() -> None:
+    head = view(action=CREATE, status=FAILED)
+    decision = run(head)
+    assert decision.verdict == REPLACE
+    assert "create failed" in decision.reason
+
+
+def test_failed_create_replaces_even_if_its_hash_matches() -> None:
+    head = view(action=CREATE, status=FAILED, definition_hash=NEW_HASH)
+    assert run(head).verdict == REPLACE
+
+
+def test_no_physical_id_replaces() -> None:
+    head = view(action=UPDATE_ACTION, physical_id=None)
+    decision = run(head)
+    assert decision.verdict == REPLACE
+    assert "no physical resource" in decision.reason
+
+
+def test_property_needing_replacement_replaces() -> None:
+    head = view()
+    seen: list[tuple[Mapping[str, Any], Mapping[str, Any]]] = []
+
+    def needs(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        seen.append((old, new))
+        return True
+
+    decision = run(head, properties={"value": "new"}, needs_replacement=needs)
+    assert decision.verdict == REPLACE
+    assert "cannot be updated in place" in decision.reason
+    assert seen == [({"value": "old"}, {"value": "new"})]
+
+
+def test_needs_replacement_is_not_asked_for_a_noop() -> None:
+    def explode(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+        raise AssertionError("needs_replacement must not be called")
+
+    assert run(view(definition_hash=NEW_HASH), needs_replacement=explode).verdict == NOOP
+
+
+# ---------------------------------------------------------------- reinstating an old version
+
+
+def test_older_matching_version_with_physical_id_is_reinstated() -> None:
+    head = view(id=2, version=2, action=UPDATE_ACTION, definition_hash="hash-2")
+    older = view(id=1, version=1, physical_id="phys-old", definition_hash=NEW_HASH)
+    decision = run(head, (older,), needs_replacement=always)
+    assert decision.verdict == REINSTATE
+    assert decision.version is older
+    assert decision.reason == "version 1 matches"
+
+
+def test_reinstate_wins_over_type_change_of_the_head() -> None:
+    head = view(id=2, version=2, type=OTHER_TYPE)
+    older = view(id=1, version=1, definition_hash=NEW_HASH)
+    decision = run(head, (older,))
+    assert decision.verdict == REINSTATE
+    assert decision.version is older
+
+
+def test_reinstate_wins_over_a_failed_create_head() -> None:
+    head = view(id=2, version=2, status=FAILED, physical_id=None)
+    older = view(id=1, version=1, action=UPDATE_ACTION, definition_hash=NEW_HASH)
+    assert run(head, (older,)).version is older
+
+
+def test_first_matching_candidate_is_reinstated() -> None:
+    head = view(id=3, version=3)
+    first = view(id=1, version=1, definition_hash=NEW_HASH)
+    second = view(id=2, version=2, definition_hash=NEW_HASH)
+    assert run(head, (first, second)).version is first
+
+
+@pytest.mark.parametrize(
+    "candidate_changes",
+    [
+        pytest.param({"action": INIT}, id="init"),
+        pytest.param({"action": DELETE}, id="deleted"),
+        pytest.param({"physical_id": None}, id="no-physical-id"),
+        pytest.param({"type": OTHER_TYPE}, id="other-type"),
+        pytest.param({"status": FAILED}, id="failed"),
+        pytest.param({"status": IN_PROGRESS}, id="in-progress"),
+        pytest.param({"definition_hash": "hash-else"}, id="other-hash"),
+    ],
+)
+def test_unusable_older_version_is_not_reinstated(candidate_changes: dict[str, Any]) -> None:
+    head = view(id=2, version=2, action=UPDATE_ACTION, definition_hash="hash-2")
+    older = view(**{"id": 1, "version": 1, "definition_hash": NEW_HASH, **candidate_changes})
+    decision = run(head, (older,))
+    assert decision.verdict == UPDATE
+    assert decision.version is head
+
+
+def test_a_version_with_the_head_id_is_never_reinstated() -> None:
+    # versions holds the head too, possibly as another (stale) view of the same row.
+    head = view(id=1, version=2, action=UPDATE_ACTION, definition_hash="hash-2")
+    same_row = view(id=1, version=2, definition_hash=NEW_HASH)
+    decision = run(head, (same_row,))
+    assert decision.verdict == UPDATE
+    assert decision.version is head

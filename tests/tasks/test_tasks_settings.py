@@ -1,0 +1,133 @@
+"""Settings.from_env: the configuration the workers and beat run with."""
+
+from __future__ import annotations
+
+import pytest
+
+from conv_tasks.errors import InvalidInput
+from conv_tasks.settings import (
+    DEFAULT_BROKER_URL,
+    DEFAULT_DATABASE_URL,
+    DEFAULT_REDIS_URL,
+    Settings,
+)
+
+DURATIONS = {
+    "CONV_TASKS_SYNCPOINT_TTL": "syncpoint_ttl",
+    "CONV_TASKS_LOCK_TTL": "lock_ttl",
+    "CONV_TASKS_STALL_AFTER": "stall_after",
+    "CONV_TASKS_WATCHDOG_INTERVAL": "watchdog_interval",
+    "CONV_TASKS_GC_INTERVAL": "gc_interval",
+    "CONV_TASKS_VISIBILITY_TIMEOUT": "visibility_timeout",
+    "CONV_TASKS_POLL_INTERVAL": "poll_interval",
+}
+URLS = {
+    "CONV_TASKS_DATABASE_URL": "database_url",
+    "CONV_TASKS_BROKER_URL": "broker_url",
+    "CONV_TASKS_REDIS_URL": "redis_url",
+}
+
+
+def problem_paths(exc: InvalidInput) -> list[str]:
+    return [p.path for p in exc.problems]
+
+
+def test_empty_environment_gives_the_defaults() -> None:
+    settings = Settings.from_env({})
+    assert settings.database_url == DEFAULT_DATABASE_URL
+    assert settings.broker_url == DEFAULT_BROKER_URL
+    assert settings.redis_url == DEFAULT_REDIS_URL
+    assert settings.result_backend == DEFAULT_REDIS_URL
+    assert settings.redis_prefix == "conv"
+    assert settings.syncpoint_ttl == 7 * 24 * 3600.0
+    assert settings.lock_ttl == 60.0
+    assert settings.stall_after == 180.0
+    assert settings.watchdog_interval == 30.0
+    assert settings.gc_interval == 300.0
+    assert settings.visibility_timeout == 600.0
+    assert settings.poll_interval == 1.0
+
+
+def test_empty_strings_count_as_unset() -> None:
+    env = dict.fromkeys([*DURATIONS, *URLS, "CONV_TASKS_REDIS_PREFIX"], "")
+    assert Settings.from_env(env) == Settings.from_env({})
+
+
+def test_unrelated_variables_are_ignored() -> None:
+    assert Settings.from_env({"PATH": "/bin", "CONV_TASKS_OTHER": "x"}) == Settings.from_env({})
+
+
+@pytest.mark.parametrize(("variable", "attribute"), sorted(DURATIONS.items()))
+def test_each_duration_is_read(variable: str, attribute: str) -> None:
+    settings = Settings.from_env({variable: "2.5"})
+    assert getattr(settings, attribute) == 2.5
+    others = {a for a in DURATIONS.values() if a != attribute}
+    defaults = Settings.from_env({})
+    for other in others:
+        assert getattr(settings, other) == getattr(defaults, other)
+
+
+@pytest.mark.parametrize(("variable", "attribute"), sorted(URLS.items()))
+def test_each_url_is_read(variable: str, attribute: str) -> None:
+    url = "scheme://somewhere:1234/7"
+    assert getattr(Settings.from_env({variable: url}), attribute) == url
+
+
+def test_prefix_and_result_backend_are_read() -> None:
+    settings = Settings.from_env(
+        {"CONV_TASKS_REDIS_PREFIX": "run-1", "CONV_TASKS_RESULT_BACKEND": "redis://h/9"}
+    )
+    assert settings.redis_prefix == "run-1"
+    assert settings.result_backend == "redis://h/9"
+
+
+def test_result_backend_follows_the_redis_url_when_unset() -> None:
+    settings = Settings.from_env({"CONV_TASKS_REDIS_URL": "redis://cache:6379/3"})
+    assert settings.result_backend == "redis://cache:6379/3"
+
+
+@pytest.mark.parametrize("variable", sorted(DURATIONS))
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        ("soon", "must be a number"),
+        ("1s", "must be a number"),
+        ("0", "must be greater than zero"),
+        ("0.0", "must be greater than zero"),
+        ("-3", "must be greater than zero"),
+    ],
+)
+def test_bad_duration_is_rejected_by_name(variable: str, raw: str, why: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({variable: raw})
+    assert problem_paths(caught.value) == [variable]
+    assert why in str(caught.value)
+    assert repr(raw) in str(caught.value)
+    assert str(caught.value).startswith("Invalid configuration")
+
+
+def test_nan_duration_is_rejected() -> None:
+    # float("nan") parses, and nan <= 0 is False; a NaN lock TTL is never a usable duration.
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({"CONV_TASKS_LOCK_TTL": "nan"})
+    assert problem_paths(caught.value) == ["CONV_TASKS_LOCK_TTL"]
+
+
+@pytest.mark.parametrize("variable", sorted(URLS))
+@pytest.mark.parametrize("raw", ["localhost:6379", "127.0.0.1", "postgres"])
+def test_non_url_is_rejected_by_name(variable: str, raw: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({variable: raw})
+    assert problem_paths(caught.value) == [variable]
+    assert "must be a URL" in str(caught.value)
+
+
+def test_every_problem_is_reported_together() -> None:
+    env = {
+        "CONV_TASKS_LOCK_TTL": "0",
+        "CONV_TASKS_POLL_INTERVAL": "fast",
+        "CONV_TASKS_BROKER_URL": "redis-host",
+    }
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env(env)
+    assert sorted(problem_paths(caught.value)) == sorted(env)
