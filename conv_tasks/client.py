@@ -157,14 +157,16 @@ class Client:
         interval: float = 0.5,
         on_event: Callable[[dict[str, Any]], None] | None = None,
         on_poll: Callable[[dict[str, Any]], None] | None = None,
+        after_event: int = 0,
     ) -> dict[str, Any]:
         """Wait until the stack's operation has finished; returns the stack as shown then.
 
-        `on_event` is called with each new event as it appears (the CLI's live view).
+        `on_event` is called with each event after `after_event` as it appears (the CLI's
+        live view; an operation's result carries its first event as `event_id`).
         Pass the stack id to follow a stack through its deletion.
         """
         deadline = time.monotonic() + timeout
-        seen = 0
+        seen = after_event
         while True:
             stack_data = self.get(stack, include_deleted=True)
             if on_event is not None:

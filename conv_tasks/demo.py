@@ -86,7 +86,7 @@ def _start(name: str, *args: str) -> subprocess.Popen[bytes]:
 
 def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> None:
     click.secho(f"\n== {title}", bold=True)
-    final = follow(client, started["stack_id"], timeout=300)
+    final = follow(client, started, timeout=300)
     if not final["status"].startswith("DELETE"):
         output.table(client.resources(stack), ["name", "type", "version", "physical_id", "status"])
         outputs = client.outputs(stack)

@@ -111,7 +111,7 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
     if wait:
         from conv_tasks.cli.progress import follow
 
-        final = follow(ctx.client(), result["stack_id"], timeout=wait_timeout)
+        final = follow(ctx.client(), result, timeout=wait_timeout)
         if ctx.as_json:
             output.emit_json(final)
         if final["status"].endswith("FAILED"):

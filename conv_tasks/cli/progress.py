@@ -50,9 +50,16 @@ class ProgressView:
             click.echo("\r\033[K", nl=False)
 
 
-def follow(client: Client, stack: str, *, timeout: float) -> dict[str, Any]:
+def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+    """Show an operation's events live, from its first one, until it ends."""
     view = ProgressView()
-    final = client.wait(stack, timeout=timeout, on_event=view.event, on_poll=view.poll)
+    final = client.wait(
+        started["stack_id"],
+        timeout=timeout,
+        on_event=view.event,
+        on_poll=view.poll,
+        after_event=max(0, int(started.get("event_id") or 1) - 1),
+    )
     view._clear()
     click.echo(
         f"{final['name']}: {_colour(final['status'])}"

@@ -22,10 +22,14 @@ class EventRecord:
     traversal: str | None = None
 
 
-def add_events(session: Session, records: Iterable[EventRecord]) -> None:
+def add_events(session: Session, records: Iterable[EventRecord]) -> list[int]:
+    """Insert events; returns their ids, in order."""
     rows = [record.__dict__ for record in records]
-    if rows:
-        session.execute(insert(Event), rows)
+    if not rows:
+        return []
+    return list(
+        session.scalars(insert(Event).returning(Event.id, sort_by_parameter_order=True), rows)
+    )
 
 
 def list_events(

@@ -55,6 +55,7 @@ class Started:
     action: str
     roots: tuple[NodeKey, ...]
     empty: bool
+    event_id: int  # the operation's first event: follow its progress from here
 
 
 def node_payload(
@@ -161,11 +162,11 @@ def _begin(
             f"Stack {stack.name!r} was changed by another operation at the same time; "
             f"this {action.lower()} was not started. Try again."
         )
-    event_repo.add_events(
+    [event_id] = event_repo.add_events(
         session,
         [event_repo.EventRecord(stack.id, action, IN_PROGRESS, reason, traversal=traversal)],
     )
-    return Started(stack.id, traversal, action, graph.roots(), empty=not graph.nodes)
+    return Started(stack.id, traversal, action, graph.roots(), not graph.nodes, event_id)
 
 
 def _launch(env: EngineEnv, started: Started, old_traversal: str | None) -> None:
@@ -190,6 +191,7 @@ def _result(stack: Stack, started: Started, definition: StackDefinition) -> dict
         "action": started.action,
         "status": f"{started.action}_{IN_PROGRESS}",
         "traversal": started.traversal,
+        "event_id": started.event_id,
         "warnings": list(definition.warnings),
     }
 
@@ -391,7 +393,7 @@ def cancel_update(
                 session, stack.id, old, str(uuid.uuid4()), status=FAILED, status_reason=reason
             ):
                 raise LostRace(f"Stack {stack.name!r} changed while cancelling; try again.")
-            event_repo.add_events(
+            [event_id] = event_repo.add_events(
                 session, [event_repo.EventRecord(stack.id, action, FAILED, reason)]
             )
             result = {
@@ -399,6 +401,7 @@ def cancel_update(
                 "name": stack.name,
                 "action": action,
                 "status": f"{action}_{FAILED}",
+                "event_id": event_id,
             }
     if not rollback:
         if old:

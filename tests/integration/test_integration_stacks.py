@@ -75,8 +75,15 @@ def test_update_of_seed_003_leaves_the_rows_the_seed_shows(client: Client) -> No
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
     before = _heads(stack_id)
     first_template = client.get(stack_id)["template_id"]
-    client.update("seed3", _seed_v2())
-    final = client.wait(stack_id, timeout=60)
+    started = client.update("seed3", _seed_v2())
+    seen: list[dict[str, Any]] = []
+    final = client.wait(
+        stack_id, timeout=60, on_event=seen.append, after_event=started["event_id"] - 1
+    )
+    # The live view follows this operation only, from its first event to its last.
+    assert (seen[0]["resource_name"], seen[0]["status"]) == (None, "UPDATE_IN_PROGRESS")
+    assert (seen[-1]["resource_name"], seen[-1]["status"]) == (None, "UPDATE_COMPLETE")
+    assert not [e for e in seen if e["status"] == "CREATE_COMPLETE" and e["resource_name"] == "A"]
     assert final["status"] == "UPDATE_COMPLETE", final
     rows = resource_rows(stack_id)
     assert [(r.name, r.version, r.action, r.status) for r in rows] == [
