@@ -18,13 +18,14 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import signal
 import subprocess
-import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
+
+from conv_tasks.celery_processes import CeleryProcesses
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH_ENV = {
@@ -110,39 +111,14 @@ def main() -> None:
     for db in (10, 11):
         redis.Redis(db=db).flushdb()
 
-    procs = []
+    procs = CeleryProcesses(Path(tempfile.gettempdir()) / "conv-tasks-bench", env=BENCH_ENV)
     for i in range(args.workers):
-        procs.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "conv_tasks.tasks.app",
-                    "worker",
-                    "--pool",
-                    "solo",
-                    "-n",
-                    f"bench{i}@%h",
-                    "--loglevel",
-                    "WARNING",
-                    "--without-gossip",
-                    "--without-mingle",
-                ],
-                cwd=ROOT,
-                env={**os.environ, **BENCH_ENV},
-                start_new_session=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
+        procs.start_worker(f"bench{i}", pool="solo", loglevel="WARNING")
     try:
         from conv_tasks.client import Client
         from conv_tasks.tasks.app import app
 
-        while len(app.control.ping(timeout=1.0) or []) < args.workers:
-            time.sleep(0.5)
+        procs.wait_ready()
         _baseline(app, 50)  # warm up
         hop = _baseline(app, 2000)
         print(f"baseline: bare Celery task hop {hop * 1000:.2f} ms (2000-hop relay, same broker)")
@@ -171,13 +147,7 @@ def main() -> None:
                 client.delete(result["stack_id"])
                 client.wait(result["stack_id"], timeout=args.timeout, interval=0.2)
     finally:
-        for proc in procs:
-            os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        procs.stop_all(timeout=30)
 
 
 if __name__ == "__main__":

@@ -7,16 +7,14 @@ resources after each step, and stops its processes at the end.
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
+import tempfile
 import uuid
+from pathlib import Path
 from typing import Any
 
 import click
 
+from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.cli import output
 from conv_tasks.cli.progress import follow
 from conv_tasks.client import Client
@@ -74,16 +72,6 @@ FAILING = _template(
 )
 
 
-def _start(name: str, *args: str) -> subprocess.Popen[bytes]:
-    log = open(f"/tmp/conv-tasks-demo-{name}.log", "ab")  # noqa: SIM115 - lives with the process
-    return subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "conv_tasks.tasks.app", *args],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
 def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> None:
     click.secho(f"\n== {title}", bold=True)
     final = follow(client, started, timeout=300)
@@ -99,19 +87,13 @@ def main() -> None:
     ensure_database()
     upgrade()
     run = uuid.uuid4().hex[:6]
-    procs = [
-        _start("w1", "worker", "-c", "2", "-n", f"demo1-{run}@%h", "--without-gossip"),
-        _start("w2", "worker", "-c", "2", "-n", f"demo2-{run}@%h", "--without-gossip"),
-        _start("beat", "beat", "--schedule", f"/tmp/conv-tasks-demo-beat-{run}"),
-    ]
+    procs = CeleryProcesses(Path(tempfile.gettempdir()) / f"conv-tasks-demo-{run}", suffix=run)
+    procs.start_worker("demo1")
+    procs.start_worker("demo2")
+    procs.start_beat()
     try:
-        from conv_tasks.tasks.app import app
-
-        deadline = time.monotonic() + 60
-        while len(app.control.ping(timeout=1.0) or []) < 2:
-            if time.monotonic() > deadline:
-                raise SystemExit("workers did not start; see /tmp/conv-tasks-demo-*.log")
-        click.echo("two workers and beat are up")
+        procs.wait_ready()
+        click.echo(f"two workers and beat are up (logs in {procs.log_dir})")
         client = Client(tenant=f"demo-{run}")
         name = "demo"
         _step(client, "create", name, client.create(name, CREATE))
@@ -125,13 +107,7 @@ def main() -> None:
         _step(client, "delete", name, client.delete(name))
         click.secho("\ndemo finished", bold=True)
     finally:
-        for proc in procs:
-            os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+        procs.stop_all()
 
 
 if __name__ == "__main__":

@@ -8,16 +8,17 @@ use none of these fixtures and need no services.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from conv_tasks.celery_processes import CeleryProcesses
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_ID = uuid.uuid4().hex[:8]
@@ -75,113 +76,19 @@ def redis_client() -> object:
     return client
 
 
-class WorkerPool:
-    """Real `celery worker` processes, started and stopped by the tests."""
-
-    def __init__(self, log_dir: Path) -> None:
-        self.log_dir = log_dir
-        self.procs: dict[str, subprocess.Popen[bytes]] = {}
-
-    def start(self, name: str, *, concurrency: int = 2) -> subprocess.Popen[bytes]:
-        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the worker
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "conv_tasks.tasks.app",
-                "worker",
-                "--loglevel",
-                "INFO",
-                "--concurrency",
-                str(concurrency),
-                "--pool",
-                "prefork",
-                "--hostname",
-                f"{name}-{RUN_ID}@%h",
-                "--without-gossip",
-                "--without-mingle",
-            ],
-            cwd=ROOT,
-            env={**os.environ, **TEST_ENV},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.procs[name] = proc
-        return proc
-
-    def start_beat(self, name: str = "beat") -> subprocess.Popen[bytes]:
-        log = open(self.log_dir / f"{name}.log", "ab")  # noqa: SIM115
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "conv_tasks.tasks.app",
-                "beat",
-                "--loglevel",
-                "INFO",
-                "--schedule",
-                str(self.log_dir / "celerybeat-schedule"),
-            ],
-            cwd=ROOT,
-            env={**os.environ, **TEST_ENV},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.procs[name] = proc
-        return proc
-
-    def kill(self, name: str) -> None:
-        """SIGKILL a worker and all its pool children, as a crashed host would die."""
-        import signal
-
-        proc = self.procs.pop(name)
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-
-    def stop_all(self) -> None:
-        import signal
-
-        for proc in self.procs.values():
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-        self.procs.clear()
-
-    def wait_ready(self, timeout: float = 60.0) -> None:
-        from conv_tasks.tasks.app import app
-
-        deadline = time.monotonic() + timeout
-        names = {n for n in self.procs if n != "beat"}
-        while time.monotonic() < deadline:
-            replies = app.control.ping(timeout=1.0) or []
-            up = {next(iter(r)).split("-")[0] for r in replies}
-            if names <= up:
-                return
-            time.sleep(0.5)
-        raise RuntimeError(f"workers {sorted(names)} did not start; logs in {self.log_dir}")
-
-
 @pytest.fixture(scope="session")
 def workers(
     database_url: str, redis_client: object, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[WorkerPool]:
+) -> Iterator[CeleryProcesses]:
     """Two worker processes (two pool children each) and beat, for the whole session."""
     import redis
 
+    from conv_tasks.celery_processes import CeleryProcesses
+
     redis.Redis.from_url(TEST_ENV["CONV_TASKS_BROKER_URL"]).flushdb()
-    pool = WorkerPool(tmp_path_factory.mktemp("workers"))
-    pool.start("w1")
-    pool.start("w2")
+    pool = CeleryProcesses(tmp_path_factory.mktemp("workers"), env=TEST_ENV, suffix=RUN_ID)
+    pool.start_worker("w1")
+    pool.start_worker("w2")
     pool.start_beat()
     try:
         pool.wait_ready()

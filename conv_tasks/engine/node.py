@@ -262,7 +262,7 @@ class _NodeRun:
         now = datetime.now(UTC)
         if verdict == decisions.CREATE_NEW:
             with session_scope() as session:
-                resource_repo.update_locked(
+                held = resource_repo.update_locked(
                     session,
                     head.id,
                     self.nonce,
@@ -271,9 +271,11 @@ class _NodeRun:
                     plugin_data={},
                     **target,
                 )
-                event_repo.add_events(session, [self._record(head, CREATE, IN_PROGRESS)])
+                if held:
+                    event_repo.add_events(session, [self._record(head, CREATE, IN_PROGRESS)])
                 row = resource_repo.get_version(session, head.id)
-            assert row is not None
+            if not held or row is None:
+                return "lost-lock"  # our lease expired and another node took over
             ctx = action_context(self.env, row, CREATE, properties=prepared.properties)
             return self._after_step(
                 row, CREATE, run_step(self.env, plugin, ctx, first=True, wanted_attributes=wanted)
@@ -503,10 +505,15 @@ class _NodeRun:
                         self.nonce,
                         self.env.settings.lock_ttl,
                     )
+                    # Decide on the row as it is now that we hold it, not as first read:
+                    # another traversal may have created its physical resource meanwhile.
+                    fresh = resource_repo.get_version(session, row.id) if key is not None else None
                 if key is None:
                     wait_for_lock(self.env, self.task, row.id)
                     return "waiting"
-                outcome = self._start_delete(row)
+                if fresh is None:
+                    continue
+                outcome = self._start_delete(fresh)
             if outcome != "deleted":
                 return outcome
 

@@ -50,13 +50,13 @@ def test_worker_killed_mid_traversal_still_completes(workers: Any) -> None:
     stack_id = client.create("kill", _layered(width=3, depth=4, wait=0.6))["stack_id"]
     time.sleep(1.5)
     workers.kill("w1")  # SIGKILL the worker and its pool children
-    workers.start("w3")
+    workers.start_worker("w3")
     try:
         final = client.wait(stack_id, timeout=150)
         assert final["status"] == "CREATE_COMPLETE", final
         _assert_each_created_once(stack_id, 12)
     finally:
-        workers.start("w1")
+        workers.start_worker("w1")
 
 
 def test_syncpoints_lost_from_redis_mid_traversal(workers: Any) -> None:
