@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg2://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services test test-fast lint chaos soak bench demo clean
+.PHONY: setup services test test-fast lint chaos bench demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,18 +18,16 @@ setup: $(BIN)/python
 services:
 	./scripts/ensure-services.sh
 
-# The full default suite: unit tests, then integration tests with real workers.
+# The full default suite: unit tests, integration and chaos tests with real workers.
 test: setup services
-	$(BIN)/python -m pytest -m "not chaos and not soak" tests
+	$(BIN)/python -m pytest tests
 
 test-fast: setup
-	$(BIN)/python -m pytest tests/template tests/graph tests/resources
+	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks
 
+# The chaos tests (killed workers, lost SyncPoints) alone, ten runs in a row.
 chaos: setup services
-	$(BIN)/python -m pytest -m chaos tests
-
-soak: setup services
-	$(BIN)/python -m pytest -m soak tests
+	for run in 1 2 3 4 5 6 7 8 9 10; do $(BIN)/python -m pytest -q tests/chaos || exit 1; done
 
 lint: setup
 	$(BIN)/ruff check conv_tasks tests celeryconfig.py benchmarks
