@@ -277,10 +277,9 @@ def update_stack(
             raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
         current = template_repo.get_template(session, stack.raw_template_id or 0)
         source: Mapping[str, Any] | str = template if template is not None else current.template
-        values = {**current.parameters, **parameters} if existing_parameters else dict(parameters)
-        if template is None and not existing_parameters:
-            # Only parameters given: keep the template, start from its stored values.
-            values = {**current.parameters, **parameters}
+        # Without a new template, the stack's parameters are kept and the given ones patched in.
+        keep = existing_parameters or template is None
+        values = {**current.parameters, **parameters} if keep else dict(parameters)
         definition = StackDefinition.build(source, values, env.registry)
         raw = template_repo.add_template(session, dict(definition.template.raw), values)
         if disable_rollback is not None:

@@ -19,6 +19,7 @@ from conv_tasks.db.models import Resource, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import StackDefinition, cached_definition
 from conv_tasks.engine.redact import Redactor
+from conv_tasks.errors import NotFound
 from conv_tasks.template import ResourceData, public_parameters
 
 
@@ -30,7 +31,11 @@ def _definition(session: Session, stack: Stack) -> StackDefinition | None:
     template_id = stack.raw_template_id or stack.prev_raw_template_id
     if template_id is None:
         return None
-    raw = template_repo.get_template(session, template_id)
+    try:
+        raw = template_repo.get_template(session, template_id)
+    except NotFound:
+        # The stack's delete completed between our reads and took its templates with it.
+        return None
     return cached_definition(raw.id, raw.template, raw.parameters)
 
 

@@ -12,7 +12,7 @@ from sqlalchemy import update
 from conv_tasks.client import Client
 from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.errors import InvalidInput
+from conv_tasks.errors import InvalidInput, NotFound
 
 
 def test_deprecated_type_warns_and_translates_its_old_property(client: Client) -> None:
@@ -110,3 +110,23 @@ def test_hidden_parameter_in_outputs_is_masked(client: Client) -> None:
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
     assert "tok-123456" not in repr(client.outputs(stack_id))
     assert "tok-123456" not in repr(client.get(stack_id))
+
+
+def test_tenants_see_only_their_own_stacks(client: Client) -> None:
+    stack_id = client.create("mine", template({"a": test_resource("x")}))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    other = Client(tenant=f"{client.tenant}-other", timeout=30)
+    assert other.list() == []
+    for call in (
+        lambda: other.get(stack_id),
+        lambda: other.get("mine"),
+        lambda: other.get(stack_id, include_deleted=True),
+        lambda: other.events(stack_id),
+        lambda: other.resources("mine"),
+        lambda: other.update("mine", template({"a": test_resource("y")})),
+        lambda: other.delete(stack_id),
+    ):
+        with pytest.raises(NotFound):
+            call()
+    assert client.get(stack_id)["status"] == "CREATE_COMPLETE"
+    assert [s["id"] for s in client.list()] == [stack_id]
