@@ -63,7 +63,14 @@ class Client:
     def call(self, task: str, **kwargs: Any) -> dict[str, Any]:
         """Send one public task and return its JSON result, raising if it was refused."""
         payload = {"tenant": self.tenant, **{k: v for k, v in kwargs.items() if v is not None}}
-        result = self.app.send_task(task, kwargs=payload).get(timeout=self.timeout)
+        # Monitors (Flower, task events, logs) see parameter names, never their values:
+        # some may be hidden, and only the engine knows which.
+        shown = {**payload}
+        if isinstance(shown.get("parameters"), dict):
+            shown["parameters"] = {name: "******" for name in shown["parameters"]}
+        result = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown)).get(
+            timeout=self.timeout
+        )
         if not isinstance(result, dict) or not result.get("ok"):
             _raise(result if isinstance(result, dict) else {"message": str(result)})
         return dict(result)

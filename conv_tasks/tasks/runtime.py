@@ -11,20 +11,30 @@ from conv_tasks.engine.environment import EngineEnv
 NODE_TASK = "conv_tasks.node.converge"
 
 
+def _shown(payload: Mapping[str, Any]) -> str:
+    # What Flower and the logs show of a node task: never the data it carries, which may hold
+    # attribute values derived from hidden parameters.
+    return repr({key: payload.get(key) for key in ("stack_id", "traversal", "node")})
+
+
 class CeleryDispatcher:
     """Enqueues graph nodes as Celery tasks on the broker."""
 
     def node(self, payload: Mapping[str, Any], *, countdown: float | None = None) -> None:
         from conv_tasks.tasks.app import app
 
-        app.send_task(NODE_TASK, kwargs=dict(payload), countdown=countdown)
+        app.send_task(
+            NODE_TASK, kwargs=dict(payload), countdown=countdown, kwargsrepr=_shown(payload)
+        )
 
     def nodes(self, payloads: list[Mapping[str, Any]]) -> None:
         from conv_tasks.tasks.app import app
 
         with app.producer_or_acquire() as producer:
             for payload in payloads:
-                app.send_task(NODE_TASK, kwargs=dict(payload), producer=producer)
+                app.send_task(
+                    NODE_TASK, kwargs=dict(payload), producer=producer, kwargsrepr=_shown(payload)
+                )
 
 
 _envs: dict[int, EngineEnv] = {}

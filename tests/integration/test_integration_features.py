@@ -130,3 +130,35 @@ def test_tenants_see_only_their_own_stacks(client: Client) -> None:
             call()
     assert client.get(stack_id)["status"] == "CREATE_COMPLETE"
     assert [s["id"] for s in client.list()] == [stack_id]
+
+
+def test_task_events_seen_by_flower_never_carry_hidden_values(client: Client) -> None:
+    """Flower shows what task events carry; hidden values must not be in them."""
+    import threading
+
+    seen: list[str] = []
+    app = client.app
+
+    def listen() -> None:
+        with app.connection_for_read() as conn:
+            receiver = app.events.Receiver(
+                conn, handlers={"*": lambda event: seen.append(repr(event))}
+            )
+            receiver.capture(limit=None, timeout=8, wakeup=True)
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    time.sleep(1.0)
+    tmpl = template(
+        {
+            "a": test_resource({"get_param": "pw"}),
+            "b": test_resource({"get_attr": ["a", "output"]}),
+        },
+        parameters={"pw": {"type": "string", "hidden": True}},
+    )
+    stack_id = client.create("flower", tmpl, {"pw": "pa55-w0rd-xyz"})["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    listener.join(timeout=15)
+    text = "\n".join(seen)
+    assert "conv_tasks.node.converge" in text or "task-received" in text  # events did flow
+    assert "pa55-w0rd-xyz" not in text
