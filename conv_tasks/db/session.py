@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from conv_tasks.settings import get_settings
 
 _engines: dict[tuple[str, int], Engine] = {}
+_factories: dict[Engine, sessionmaker[Session]] = {}
 _statement_count = 0
 
 
@@ -48,12 +49,16 @@ def reset_after_fork() -> None:
         if pid != os.getpid():
             engine.dispose(close=False)
             del _engines[(url, pid)]
+            _factories.pop(engine, None)
 
 
 @contextmanager
 def session_scope(url: str | None = None) -> Iterator[Session]:
     """A session whose transaction commits on success and rolls back on error."""
-    factory = sessionmaker(bind=get_engine(url), expire_on_commit=False)
+    engine = get_engine(url)
+    factory = _factories.get(engine)
+    if factory is None:
+        factory = _factories[engine] = sessionmaker(bind=engine, expire_on_commit=False)
     session = factory()
     try:
         with session.begin():
