@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from conv_tasks.db.models import Resource
@@ -83,19 +83,7 @@ def run_step(
             return StepResult(False, None, physical_id, merged, max(0.05, progress.poll_after))
         if ctx.action == DELETE:
             return StepResult(True, None, physical_id, merged)
-        final = ActionContext(
-            stack_id=ctx.stack_id,
-            resource_name=ctx.resource_name,
-            action=ctx.action,
-            idempotency_token=ctx.idempotency_token,
-            properties=ctx.properties,
-            old_properties=ctx.old_properties,
-            physical_id=physical_id,
-            data=merged,
-            started_at=ctx.started_at,
-            now=time.time(),
-            sandbox=ctx.sandbox,
-        )
+        final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
         picked = {k: attributes[k] for k in wanted_attributes if k in attributes}
         return StepResult(

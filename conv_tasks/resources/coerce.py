@@ -7,11 +7,11 @@ from strings. Pure functions; they never look inside sub-schemas.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.resources.schema import ANY, BOOLEAN, INTEGER, LIST, MAP, NUMBER, STRING
+from conv_tasks.template.parameter_types import TypeMismatch, to_number
 
 _NAMES = {
     STRING: "a string",
@@ -95,21 +95,7 @@ def _integer(value: Any) -> Any:
 
 
 def _number(value: Any) -> Any:
-    if isinstance(value, bool):
+    try:
+        return to_number(value)
+    except TypeMismatch:
         return _BAD
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else _BAD
-    if isinstance(value, str):
-        text = value.strip()
-        try:
-            return int(text)
-        except ValueError:
-            pass
-        try:
-            number = float(text)
-        except ValueError:
-            return _BAD
-        return number if math.isfinite(number) else _BAD
-    return _BAD

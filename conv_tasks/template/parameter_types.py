@@ -24,7 +24,7 @@ def coerce(type_name: str, value: Any) -> Any:
     if type_name == "string":
         return _string(value)
     if type_name == "number":
-        return _number(value)
+        return to_number(value)
     if type_name == "boolean":
         return _boolean(value)
     if type_name == "json":
@@ -44,7 +44,8 @@ def _string(value: Any) -> str:
     raise TypeMismatch("is not a string")
 
 
-def _number(value: Any) -> int | float:
+def to_number(value: Any) -> int | float:
+    """An int or finite float from a number or numeric string. Raises TypeMismatch."""
     # bool is an int in Python, but true is not a number in a template.
     if isinstance(value, bool):
         raise TypeMismatch("is not a number")
