@@ -124,6 +124,15 @@ class _NodeRun:
             traversal=self.task.traversal,
         )
 
+    def _release(
+        self, row: Resource, action: str, status: str, reason: str = "", **fields: Any
+    ) -> None:
+        """End our action on `row`: write its outcome, record the event, let go of the lease."""
+        with session_scope() as session:
+            resource_repo.release_lock(session, row.id, self.nonce, status=status, **fields)
+            event_repo.add_events(session, [self._record(row, action, status, reason)])
+        wake_waiter(self.env, row.id)
+
     def _propagate(self, out: Mapping[str, Any]) -> None:
         if not self.superseded:
             propagate(self.env, self.task, out)
@@ -423,46 +432,33 @@ class _NodeRun:
             reason = step.failed
             if not self.superseded:
                 reason = self._definition().redact(reason)
-            with session_scope() as session:
-                resource_repo.release_lock(
-                    session,
-                    row.id,
-                    self.nonce,
-                    status=FAILED,
-                    status_reason=reason,
-                    plugin_data=dict(step.data) if step.data else dict(row.plugin_data or {}),
-                    physical_id=step.physical_id or row.physical_id,
-                )
-                event_repo.add_events(session, [self._record(row, action, FAILED, reason)])
-            wake_waiter(self.env, row.id)
+            self._release(
+                row,
+                action,
+                FAILED,
+                reason,
+                status_reason=reason,
+                plugin_data=dict(step.data) if step.data else dict(row.plugin_data or {}),
+                physical_id=step.physical_id or row.physical_id,
+            )
             self._propagate({"failed": [f"{self.name}: {reason}"]})
             return "failed"
         if action == DELETE:
             # An update node finishing a delete a dead worker began; then converge afresh.
-            with session_scope() as session:
-                resource_repo.release_lock(
-                    session, row.id, self.nonce, status=COMPLETE, physical_id=None
-                )
-                event_repo.add_events(session, [self._record(row, DELETE, COMPLETE)])
-            wake_waiter(self.env, row.id)
+            self._release(row, DELETE, COMPLETE, physical_id=None)
             if not self.superseded:
                 self.env.dispatcher.node(self.task.to_payload())
             return "resumed-delete"
-        attr_data = {"ref": step.reference, "attributes": dict(step.attributes)}
-        with session_scope() as session:
-            resource_repo.release_lock(
-                session,
-                row.id,
-                self.nonce,
-                status=COMPLETE,
-                status_reason="",
-                physical_id=step.physical_id,
-                plugin_data=dict(step.data),
-                attr_data=attr_data,
-            )
-            row.physical_id = step.physical_id
-            event_repo.add_events(session, [self._record(row, action, COMPLETE)])
-        wake_waiter(self.env, row.id)
+        row.physical_id = step.physical_id  # the event names the physical resource
+        self._release(
+            row,
+            action,
+            COMPLETE,
+            status_reason="",
+            physical_id=step.physical_id,
+            plugin_data=dict(step.data),
+            attr_data={"ref": step.reference, "attributes": dict(step.attributes)},
+        )
         self._propagate({"ref": step.reference, "attrs": dict(step.attributes)})
         return "complete"
 
