@@ -24,6 +24,13 @@ class Context:
         self.as_json = as_json
         self.timeout = timeout
 
+    def emit_rows(self, rows: list[dict[str, Any]], columns: list[str]) -> None:
+        """Rows as JSON with --json, else as a table of `columns`."""
+        if self.as_json:
+            output.emit_json(rows)
+        else:
+            output.table(rows, columns)
+
     def client(self) -> Any:
         from conv_tasks.client import Client
 
@@ -262,10 +269,7 @@ def stack_show(ctx: Context, name: str) -> None:
 def stack_list(ctx: Context) -> None:
     """List the tenant's stacks."""
     rows = ctx.client().list()
-    if ctx.as_json:
-        output.emit_json(rows)
-    else:
-        output.table(rows, ["id", "name", "status", "updated_at"])
+    ctx.emit_rows(rows, ["id", "name", "status", "updated_at"])
 
 
 @stack.command("outputs")
@@ -287,10 +291,7 @@ def stack_outputs(ctx: Context, name: str) -> None:
 def stack_events(ctx: Context, name: str) -> None:
     """List the events of stack NAME."""
     rows = ctx.client().events(name)
-    if ctx.as_json:
-        output.emit_json(rows)
-    else:
-        output.table(rows, ["time", "resource_name", "status", "reason"])
+    ctx.emit_rows(rows, ["time", "resource_name", "status", "reason"])
 
 
 @stack.command("resources")
@@ -300,10 +301,7 @@ def stack_events(ctx: Context, name: str) -> None:
 def stack_resources(ctx: Context, name: str, all_versions: bool) -> None:
     """List the resources of stack NAME."""
     rows = ctx.client().resources(name, all_versions=all_versions)
-    if ctx.as_json:
-        output.emit_json(rows)
-    else:
-        output.table(rows, ["name", "type", "version", "physical_id", "status", "status_reason"])
+    ctx.emit_rows(rows, ["name", "type", "version", "physical_id", "status", "status_reason"])
 
 
 # ------------------------------------------------------- resource types, templates
@@ -324,10 +322,7 @@ def resource_type_list(ctx: Context) -> None:
         {"type": cls.type_name, "status": cls.support_status.status}
         for cls in default_registry().list()
     ]
-    if ctx.as_json:
-        output.emit_json(rows)
-    else:
-        output.table(rows, ["type", "status"])
+    ctx.emit_rows(rows, ["type", "status"])
 
 
 @resource_type.command("show")
