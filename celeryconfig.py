@@ -34,9 +34,14 @@ worker_prefetch_multiplier = 1
 # Unacknowledged messages go back to the queue after this long (Redis transport). Longer than
 # any countdown we use, so a delayed poll is not delivered twice.
 broker_transport_options = {"visibility_timeout": _settings.visibility_timeout}
-# Task events for Flower: operators watch traversals there.
-worker_send_task_events = True
-task_send_sent_event = True
+# Task events for Flower: operators watch traversals there (CONV_TASKS_TASK_EVENTS=0 turns them
+# off). A worker buffers its task events and publishes them in groups, so they cost the broker
+# well under one message per task. A task-sent event costs one more broker message for every
+# task published, so it is off unless CONV_TASKS_TASK_SENT_EVENTS=1.
+worker_send_task_events = _settings.task_events
+task_send_sent_event = _settings.task_sent_events
+# Public stack tasks report STARTED; graph nodes store no state or result at all
+# (conv_tasks.tasks.node), since nothing reads them.
 task_track_started = True
 
 broker_connection_retry_on_startup = True

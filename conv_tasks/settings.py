@@ -36,6 +36,23 @@ def _float(env: Mapping[str, str], name: str, default: float, problems: list[Pro
     return value
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool, problems: list[Problem]) -> bool:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    problems.append(Problem(name, f"must be 1 or 0 (true or false), got {raw!r}"))
+    return default
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of conv_tasks. Durations are in seconds."""
@@ -59,6 +76,12 @@ class Settings:
     visibility_timeout: float = 600.0
     # Delay between two completion checks of a resource action in progress.
     poll_interval: float = 1.0
+    # Bytes a worker process may spend on cached template definitions.
+    cache_bytes: int = 128 * 1024 * 1024
+    # Task events for Flower: workers report each task received, started and finished.
+    task_events: bool = True
+    # Whether publishing a task also sends a task-sent event (one more broker message per task).
+    task_sent_events: bool = False
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -83,6 +106,13 @@ class Settings:
                 env, "CONV_TASKS_VISIBILITY_TIMEOUT", cls.visibility_timeout, problems
             ),
             poll_interval=_float(env, "CONV_TASKS_POLL_INTERVAL", cls.poll_interval, problems),
+            cache_bytes=int(
+                _float(env, "CONV_TASKS_CACHE_MB", cls.cache_bytes / 2**20, problems) * 2**20
+            ),
+            task_events=_flag(env, "CONV_TASKS_TASK_EVENTS", cls.task_events, problems),
+            task_sent_events=_flag(
+                env, "CONV_TASKS_TASK_SENT_EVENTS", cls.task_sent_events, problems
+            ),
         )
         for name, value in (
             ("CONV_TASKS_DATABASE_URL", settings.database_url),

@@ -98,7 +98,8 @@ class Resource(Base):
     deleted by the traversal's clean-up node. `replaced_by` is NULL on the
     head version, the one a traversal converges. `atomic_key` is bumped on
     every write so that writers can compare-and-swap; `lock_*` is the lease
-    a node task holds while it acts on the resource.
+    a node task holds while it acts on the resource, `waiter` the node that
+    waits for that lease.
     """
 
     __tablename__ = "resource"
@@ -132,6 +133,9 @@ class Resource(Base):
     lock_holder: Mapped[str | None] = mapped_column(String(36), nullable=True)
     lock_nonce: Mapped[str | None] = mapped_column(String(36), nullable=True)
     lock_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # The node waiting for this version's lease ("<traversal> <template id> <node>"): whoever
+    # releases the lease enqueues it, in the same statement that releases.
+    waiter: Mapped[str | None] = mapped_column(Text, nullable=True)
     action_started_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True
     )

@@ -1,8 +1,12 @@
-"""Engines and sessions for the database named by the settings.
+"""Engines, sessions and node connections for the database named by the settings.
 
-One engine per database URL per process. Celery's prefork pool forks after
-import, so the engine is created lazily and disposed in a child that
-inherited it (see `reset_after_fork`).
+Two engines per database URL per process. Sessions (stack operations, reads)
+run ordinary transactions on a pool that pings a connection before lending
+it. Graph nodes use the other: autocommit, no ping, one connection per node
+delivery, so that each repository statement of a node is exactly one round
+trip; a connection that dropped fails that statement, and the node is
+retried. Celery's prefork pool forks after import, so engines are created
+lazily and disposed in a child that inherited them (see `reset_after_fork`).
 """
 
 from __future__ import annotations
@@ -11,12 +15,12 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from conv_tasks.settings import get_settings
 
-_engines: dict[tuple[str, int], Engine] = {}
+_engines: dict[tuple[str, int, bool], Engine] = {}
 _factories: dict[Engine, sessionmaker[Session]] = {}
 _statement_count = 0
 
@@ -31,24 +35,38 @@ def _count_statement(*_args: object, **_kwargs: object) -> None:
     _statement_count += 1
 
 
-def get_engine(url: str | None = None) -> Engine:
-    """The engine for `url` (default: the configured database), made once per process."""
+def _engine(url: str | None, autocommit: bool) -> Engine:
     url = url or get_settings().database_url
-    key = (url, os.getpid())
+    key = (url, os.getpid(), autocommit)
     engine = _engines.get(key)
     if engine is None:
-        engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+        if autocommit:
+            engine = create_engine(
+                url,
+                isolation_level="AUTOCOMMIT",
+                pool_pre_ping=False,
+                pool_reset_on_return=None,
+                pool_size=2,
+                max_overflow=8,
+            )
+        else:
+            engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
         event.listen(engine, "before_cursor_execute", _count_statement)
         _engines[key] = engine
     return engine
 
 
+def get_engine(url: str | None = None) -> Engine:
+    """The transactional engine for `url` (default: the configured database)."""
+    return _engine(url, autocommit=False)
+
+
 def reset_after_fork() -> None:
     """Forget engines inherited from a parent process without closing its connections."""
-    for (url, pid), engine in list(_engines.items()):
-        if pid != os.getpid():
+    for key, engine in list(_engines.items()):
+        if key[1] != os.getpid():
             engine.dispose(close=False)
-            del _engines[(url, pid)]
+            del _engines[key]
             _factories.pop(engine, None)
 
 
@@ -65,3 +83,10 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
             yield session
     finally:
         session.close()
+
+
+@contextmanager
+def node_connection(url: str | None = None) -> Iterator[Connection]:
+    """One autocommit connection for one node delivery: every statement commits by itself."""
+    with _engine(url, autocommit=True).connect() as conn:
+        yield conn

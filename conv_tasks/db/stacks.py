@@ -7,9 +7,11 @@ operation owns the stack exactly while `current_traversal` holds its id.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import Stack
@@ -54,6 +56,47 @@ def find_stack(session: Session, tenant: str, name_or_id: str) -> Stack:
     if stack is None:
         raise NotFound(f"Stack {name_or_id!r} not found.")
     return stack
+
+
+def find_any(session: Session, tenant: str, ref: str) -> Stack:
+    """A stack of `tenant` by id even after its deletion (events outlive it), else a live one
+    by name or id; NotFound otherwise."""
+    stack = session.get(Stack, ref) if len(ref) == 36 else None
+    if stack is not None and stack.tenant == tenant:
+        return stack
+    return find_stack(session, tenant, ref)
+
+
+@dataclass(frozen=True)
+class RunningOperation:
+    """What the watchdog reads of a stack whose operation is in progress."""
+
+    stack_id: str
+    traversal: str | None
+    updated_at: datetime
+    action: str
+    timeout_mins: int | None
+    started_at: datetime | None
+    disable_rollback: bool
+
+
+def running_operations(session: Session) -> list[RunningOperation]:
+    """Every live stack with an operation in progress."""
+    stmt = select(
+        Stack.id,
+        Stack.current_traversal,
+        Stack.updated_at,
+        Stack.action,
+        Stack.timeout_mins,
+        Stack.operation_started_at,
+        Stack.disable_rollback,
+    ).where(Stack.status == "IN_PROGRESS", Stack.deleted_at.is_(None))
+    return [RunningOperation(*row) for row in session.execute(stmt)]
+
+
+def database_answers(session: Session) -> bool:
+    """Whether the database answers a trivial query (the health check)."""
+    return bool(session.execute(text("SELECT 1")).scalar() == 1)
 
 
 def list_stacks(session: Session, tenant: str, *, with_deleted: bool = False) -> Sequence[Stack]:

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from conv_tasks.db.models import Resource
+from conv_tasks.db.nodes import ResourceVersion
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.status import CREATE, DELETE, UPDATE
+from conv_tasks.engine.status import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.resources import ActionContext, Progress, ResourceType
 
@@ -35,25 +35,26 @@ class StepResult:
 
 def action_context(
     env: EngineEnv,
-    row: Resource,
-    action: str,
+    stack_id: str,
+    version: ResourceVersion,
+    action: Action,
     *,
     properties: Mapping[str, Any],
     old_properties: Mapping[str, Any] | None = None,
-    physical_id: str | None = None,
-    data: Mapping[str, Any] | None = None,
 ) -> ActionContext:
+    """What one step of `action` on `version` may use. The idempotency token names the
+    version and the action, so a step started again after a crash makes nothing twice."""
     now = time.time()
-    started = row.action_started_at.timestamp() if row.action_started_at else now
+    started = version.action_started_at.timestamp() if version.action_started_at else now
     return ActionContext(
-        stack_id=row.stack_id,
-        resource_name=row.name,
-        action=action,
-        idempotency_token=f"{row.stack_id}:{row.id}:{action}",
+        stack_id=stack_id,
+        resource_name=version.name,
+        action=str(action),
+        idempotency_token=f"{stack_id}:{version.id}:{action}",
         properties=properties,
         old_properties=old_properties,
-        physical_id=physical_id if physical_id is not None else row.physical_id,
-        data=dict(row.plugin_data or {}) if data is None else dict(data),
+        physical_id=version.physical_id,
+        data=dict(version.plugin_data),
         started_at=started,
         now=now,
         sandbox=env.sandbox,
@@ -61,7 +62,6 @@ def action_context(
 
 
 def run_step(
-    env: EngineEnv,
     plugin: ResourceType,
     ctx: ActionContext,
     *,
@@ -69,19 +69,23 @@ def run_step(
     wanted_attributes: frozenset[str] = frozenset(),
 ) -> StepResult:
     """Start (first=True) or poll the action; on completion gather attributes and reference."""
-    starters = {CREATE: plugin.create, UPDATE: plugin.update, DELETE: plugin.delete}
+    starters = {
+        Action.CREATE: plugin.create,
+        Action.UPDATE: plugin.update,
+        Action.DELETE: plugin.delete,
+    }
     checkers = {
-        CREATE: plugin.check_create,
-        UPDATE: plugin.check_update,
-        DELETE: plugin.check_delete,
+        Action.CREATE: plugin.check_create,
+        Action.UPDATE: plugin.check_update,
+        Action.DELETE: plugin.check_delete,
     }
     try:
-        progress: Progress = (starters if first else checkers)[ctx.action](ctx)
+        progress: Progress = (starters if first else checkers)[Action(ctx.action)](ctx)
         merged = {**ctx.data, **dict(progress.data)}
         physical_id = progress.physical_id or ctx.physical_id
         if not progress.done:
             return StepResult(False, None, physical_id, merged, max(0.05, progress.poll_after))
-        if ctx.action == DELETE:
+        if ctx.action == Action.DELETE:
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}

@@ -2,14 +2,15 @@
 
 On success the stack's template becomes the rollback target and templates
 no stack refers to any more are deleted; a delete soft-deletes the stack.
-On failure, unless rollback is disabled, a rollback to the last template
-that completed starts at once.
+On failure the caller is told whether a rollback to the last template that
+completed is due (it starts it: this module never starts an operation).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -18,50 +19,70 @@ from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.propagate import failures_in
-from conv_tasks.engine.status import COMPLETE, CREATE, DELETE, FAILED, IN_PROGRESS, UPDATE
+from conv_tasks.engine.payload import NodeOutput
+from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import ConvTasksError
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Completion:
+    """How a traversal ended. `rollback` holds the failure when a rollback is due."""
+
+    status: str
+    action: str
+    rollback: str | None = None
+
+
+def traversal_failures(inputs: Mapping[str, Any]) -> list[str]:
+    """The failures the graph's last nodes handed to the stack's point, each once."""
+    found: dict[str, None] = {}
+    for value in inputs.values():
+        for failure in NodeOutput.from_json(value).failed:
+            found.setdefault(failure)
+    return list(found)
+
+
 def complete_traversal(
-    env: EngineEnv, stack_id: str, traversal: str, data: Mapping[str, Any]
-) -> str | None:
-    """Finish the stack's operation. Returns the new status, or None if superseded."""
-    failures = failures_in(data)
-    rollback = False
-    reason = ""
+    env: EngineEnv, stack_id: str, traversal: str, inputs: Mapping[str, Any]
+) -> Completion | None:
+    """Finish the stack's operation. None if the traversal is no longer the stack's."""
+    failures = traversal_failures(inputs)
     with session_scope() as session:
         try:
             stack = stack_repo.get_stack(session, stack_id)
         except ConvTasksError:
             return None
-        if stack.current_traversal != traversal or stack.status != IN_PROGRESS:
+        if stack.current_traversal != traversal or stack.status != Status.IN_PROGRESS:
             return None
         action = stack.action
         if failures:
             reason = "; ".join(failures)
-            rollback = action in (CREATE, UPDATE) and not stack.disable_rollback
+            rollback = action in (Action.CREATE, Action.UPDATE) and not stack.disable_rollback
             event_repo.add_events(
                 session,
-                [event_repo.EventRecord(stack_id, action, FAILED, reason, traversal=traversal)],
+                [
+                    event_repo.EventRecord(
+                        stack_id, action, Status.FAILED, reason, traversal=traversal
+                    )
+                ],
             )
-            status = f"{action}_{FAILED}"
             # With a rollback due, the stack goes straight to ROLLBACK_IN_PROGRESS (the
             # failure is in its events): a client waiting for the stack never sees a
             # FAILED state that is about to change.
             if not rollback and not stack_repo.update_if_current(
-                session, stack_id, traversal, status=FAILED, status_reason=reason
+                session, stack_id, traversal, status=Status.FAILED, status_reason=reason
             ):
                 return None
+            done = Completion(f"{action}_{Status.FAILED}", action, reason if rollback else None)
         else:
             old_ids = [i for i in (stack.raw_template_id, stack.prev_raw_template_id) if i]
             fields: dict[str, Any] = {
-                "status": COMPLETE,
+                "status": Status.COMPLETE,
                 "status_reason": f"Stack {action} completed successfully",
             }
-            if action == DELETE:
+            if action == Action.DELETE:
                 fields.update(
                     deleted_at=datetime.now(UTC),
                     raw_template_id=None,
@@ -76,40 +97,16 @@ def complete_traversal(
                 session,
                 [
                     event_repo.EventRecord(
-                        stack_id, action, COMPLETE, fields["status_reason"], traversal=traversal
+                        stack_id,
+                        action,
+                        Status.COMPLETE,
+                        fields["status_reason"],
+                        traversal=traversal,
                     )
                 ],
             )
             session.flush()
             template_repo.delete_orphaned_templates(session, only=old_ids)
-            status = f"{action}_{COMPLETE}"
+            done = Completion(f"{action}_{Status.COMPLETE}", action)
     env.syncpoints.drop(traversal)
-    if rollback:
-        _start_rollback(env, stack_id, traversal, action, reason)
-    return status
-
-
-def _start_rollback(
-    env: EngineEnv, stack_id: str, traversal: str, action: str, reason: str
-) -> None:
-    from conv_tasks.engine.operations import rollback_stack
-
-    try:
-        rollback_stack(
-            env,
-            tenant=None,
-            stack_ref=stack_id,
-            expected=traversal,
-            reason=f"{action} failed ({reason}); rolling back",
-            require_failed=False,
-        )
-    except ConvTasksError as exc:
-        log.warning("rollback of stack %s did not start: %s", stack_id, exc)
-        with session_scope() as session:
-            stack_repo.update_if_current(
-                session,
-                stack_id,
-                traversal,
-                status=FAILED,
-                status_reason=f"{reason}; rollback did not start: {exc}",
-            )
+    return done

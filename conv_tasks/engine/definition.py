@@ -1,21 +1,23 @@
 """A stack's desired state: a loaded template with its effective parameters.
 
 Raw templates never change once stored, so a definition is built once per
-template id per process and cached.
+template id per process and kept in a cache bounded in bytes.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from conv_tasks.engine.cache import ByteBoundedCache
 from conv_tasks.engine.redact import Redactor
-from conv_tasks.errors import CycleError, TemplateError
+from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
 from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
 from conv_tasks.resources import template_problems as resource_problems
+from conv_tasks.settings import get_settings
 from conv_tasks.template import (
     ResolvedResource,
     ResourceData,
@@ -88,28 +90,70 @@ class StackDefinition:
         return resolve_outputs(self.template, self.parameters, inputs)
 
 
-_cache: OrderedDict[int, StackDefinition] = OrderedDict()
-_CACHE_SIZE = 64
+# What a definition costs in memory, per byte of its template's and parameters' JSON text,
+# plus a fixed part: an upper bound measured with tracemalloc over chains, fans and templates
+# full of intrinsic functions (tests/engine/test_engine_definition_cache.py holds it to that).
+BYTES_PER_JSON_BYTE = 32
+BYTES_PER_DEFINITION = 16 * 1024
 
 
-def peek_definition(template_id: int) -> StackDefinition | None:
-    """The cached definition of a stored template, if this process has built it."""
-    found = _cache.get(template_id)
-    if found is not None:
-        _cache.move_to_end(template_id)
-    return found
+def definition_weight(template_text: str, parameters_text: str) -> int:
+    """The bytes a definition built from this JSON text may hold, at most."""
+    return BYTES_PER_DEFINITION + BYTES_PER_JSON_BYTE * (len(template_text) + len(parameters_text))
 
 
-def cached_definition(
-    template_id: int, template: Mapping[str, Any], parameters: Mapping[str, Any]
-) -> StackDefinition:
-    """The definition of a stored template, built once per process."""
-    found = _cache.get(template_id)
-    if found is not None:
-        _cache.move_to_end(template_id)
-        return found
-    definition = StackDefinition.build(template, parameters)
-    _cache[template_id] = definition
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
-    return definition
+class Definitions:
+    """The definitions of stored templates, built once per process within a byte budget.
+
+    A stored template never changes, so its definition is built on first use
+    and kept until the budget needs the room for more recent ones.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self._cache: ByteBoundedCache[int, StackDefinition] = ByteBoundedCache(budget)
+
+    @property
+    def used(self) -> int:
+        """Bytes the kept definitions are estimated to hold."""
+        return self._cache.used
+
+    def get(
+        self, template_id: int, load: Callable[[int], tuple[str, str] | None]
+    ) -> StackDefinition:
+        """The definition of a stored template; `load` gives its JSON text on a miss.
+
+        NotFound if the template is gone (its stack moved on and it was collected).
+        """
+        found = self._cache.get(template_id)
+        if found is not None:
+            return found
+        loaded = load(template_id)
+        if loaded is None:
+            raise NotFound(f"Template {template_id} not found.")
+        template_text, parameters_text = loaded
+        definition = StackDefinition.build(json.loads(template_text), json.loads(parameters_text))
+        self._cache.put(template_id, definition, definition_weight(template_text, parameters_text))
+        return definition
+
+    def of(
+        self, template_id: int, template: Mapping[str, Any], parameters: Mapping[str, Any]
+    ) -> StackDefinition:
+        """The definition of a stored template whose row the caller has already read."""
+        found = self._cache.get(template_id)
+        if found is not None:
+            return found
+        definition = StackDefinition.build(template, parameters)
+        weight = definition_weight(json.dumps(template), json.dumps(parameters))
+        self._cache.put(template_id, definition, weight)
+        return definition
+
+
+_default: Definitions | None = None
+
+
+def default_definitions() -> Definitions:
+    """This process's definitions, within the configured budget (CONV_TASKS_CACHE_MB)."""
+    global _default
+    if _default is None:
+        _default = Definitions(get_settings().cache_bytes)
+    return _default

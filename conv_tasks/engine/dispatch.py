@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 
@@ -10,5 +10,5 @@ class Dispatcher(Protocol):
     def node(self, payload: Mapping[str, Any], *, countdown: float | None = None) -> None:
         """Enqueue one graph node task with this JSON payload."""
 
-    def nodes(self, payloads: list[Mapping[str, Any]]) -> None:
-        """Enqueue several node tasks at once."""
+    def nodes(self, payloads: Sequence[Mapping[str, Any]]) -> None:
+        """Enqueue several node tasks at once, in one batch."""

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.sandbox import PostgresSandbox
+from conv_tasks.db.session import node_connection
+from conv_tasks.engine.definition import Definitions, default_definitions
 from conv_tasks.redis_client import get_redis
 from conv_tasks.resources import Registry, Sandbox, default_registry
 from conv_tasks.settings import Settings, get_settings
@@ -22,6 +27,7 @@ class EngineEnv:
     dispatcher: Dispatcher
     registry: Registry = field(default_factory=default_registry)
     sandbox: Sandbox = field(default_factory=PostgresSandbox)
+    definitions: Definitions = field(default_factory=default_definitions)
 
     @classmethod
     def default(cls, dispatcher: Dispatcher) -> EngineEnv:
@@ -31,6 +37,12 @@ class EngineEnv:
         )
         return cls(settings=settings, syncpoints=store, dispatcher=dispatcher)
 
-    def waiter_key(self, resource_id: int) -> str:
-        """Redis key where a node blocked by another traversal's lock leaves its payload."""
-        return f"{self.settings.redis_prefix}:wait:{resource_id}"
+    @contextmanager
+    def node_store(
+        self, *, stack_id: str, traversal: str, template_id: int, nonce: str
+    ) -> Iterator[NodeStore]:
+        """The repository of one node delivery, on one database connection."""
+        with node_connection(self.settings.database_url) as conn:
+            yield NodeStore(
+                conn, stack_id=stack_id, traversal=traversal, template_id=template_id, nonce=nonce
+            )

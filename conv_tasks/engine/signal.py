@@ -15,18 +15,17 @@ from conv_tasks.db import events as event_repo
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine.status import COMPLETE, FAILED, IN_PROGRESS
-from conv_tasks.engine.views import _definition, _redactor
+from conv_tasks.engine.status import Action, Status
+from conv_tasks.engine.views import redactor_for, stack_definition
 from conv_tasks.errors import NotFound, PayloadError, Problem
 
-SIGNAL = "SIGNAL"
-DEPLOY_STATUSES = (IN_PROGRESS, COMPLETE, FAILED)
+DEPLOY_STATUSES = tuple(str(s) for s in Status)
 
 
 def signal_resource(
     tenant: str, stack_ref: str, resource_name: str, details: Mapping[str, Any]
 ) -> dict[str, Any]:
-    status = details.get("deploy_status", COMPLETE)
+    status = details.get("deploy_status", str(Status.COMPLETE))
     if status not in DEPLOY_STATUSES:
         raise PayloadError(
             [
@@ -41,15 +40,10 @@ def signal_resource(
         raise PayloadError([Problem("details.deploy_status_reason", "must be a string")])
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, stack_ref)
-        heads = [
-            r
-            for r in resource_repo.versions_of(session, stack.id, resource_name)
-            if r.replaced_by is None
-        ]
-        if not heads:
+        head = resource_repo.head_of(session, stack.id, resource_name)
+        if head is None:
             raise NotFound(f"Stack {stack.name!r} has no resource {resource_name!r}.")
-        head = heads[-1]
-        redact = _redactor(_definition(session, stack))
+        redact = redactor_for(stack_definition(session, stack))
         text = redact(reason or f"Signal received: deployment {status.lower()}")
         signals = list((head.plugin_data or {}).get("signals", []))[-19:]
         signals.append({"deploy_status": status, "deploy_status_reason": redact(reason)})
@@ -64,7 +58,7 @@ def signal_resource(
             [
                 event_repo.EventRecord(
                     stack.id,
-                    SIGNAL,
+                    Action.SIGNAL,
                     status,
                     text,
                     resource_name=resource_name,

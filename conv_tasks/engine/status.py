@@ -1,21 +1,24 @@
-"""Action and status names, as in Heat."""
+"""The actions and statuses of stacks, resources and events, named as in Heat."""
 
 from __future__ import annotations
 
-INIT = "INIT"
-CREATE = "CREATE"
-UPDATE = "UPDATE"
-DELETE = "DELETE"
-ROLLBACK = "ROLLBACK"
-CHECK = "CHECK"
-
-IN_PROGRESS = "IN_PROGRESS"
-COMPLETE = "COMPLETE"
-FAILED = "FAILED"
-
-STACK_ACTIONS = frozenset({CREATE, UPDATE, DELETE, ROLLBACK})
+from enum import StrEnum
 
 
-def state(action: str, status: str) -> str:
-    """The combined name users see, e.g. UPDATE_COMPLETE."""
-    return f"{action}_{status}"
+class Action(StrEnum):
+    """What was done, or is being done, to a stack or a resource."""
+
+    INIT = "INIT"  # a resource version that has not been created yet
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    ROLLBACK = "ROLLBACK"
+    SIGNAL = "SIGNAL"  # events only: a signal reached a resource
+
+
+class Status(StrEnum):
+    """How that action stands."""
+
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETE = "COMPLETE"
+    FAILED = "FAILED"

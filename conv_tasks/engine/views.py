@@ -17,7 +17,7 @@ from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
 from conv_tasks.db.models import Resource, Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine.definition import StackDefinition, cached_definition
+from conv_tasks.engine.definition import StackDefinition, default_definitions
 from conv_tasks.engine.redact import Redactor
 from conv_tasks.errors import NotFound
 from conv_tasks.template import ResourceData, public_parameters
@@ -27,7 +27,7 @@ def _time(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _definition(session: Session, stack: Stack) -> StackDefinition | None:
+def stack_definition(session: Session, stack: Stack) -> StackDefinition | None:
     template_id = stack.raw_template_id or stack.prev_raw_template_id
     if template_id is None:
         return None
@@ -36,10 +36,10 @@ def _definition(session: Session, stack: Stack) -> StackDefinition | None:
     except NotFound:
         # The stack's delete completed between our reads and took its templates with it.
         return None
-    return cached_definition(raw.id, raw.template, raw.parameters)
+    return default_definitions().of(raw.id, raw.template, raw.parameters)
 
 
-def _redactor(definition: StackDefinition | None) -> Redactor:
+def redactor_for(definition: StackDefinition | None) -> Redactor:
     return definition.redact if definition is not None else Redactor(())
 
 
@@ -60,11 +60,11 @@ def stack_summary(stack: Stack, redact: Redactor) -> dict[str, Any]:
 def show_stack(tenant: str, ref: str, *, include_deleted: bool = False) -> dict[str, Any]:
     with session_scope() as session:
         if include_deleted:
-            stack = _find_any(session, tenant, ref)
+            stack = stack_repo.find_any(session, tenant, ref)
         else:
             stack = stack_repo.find_stack(session, tenant, ref)
-        definition = _definition(session, stack)
-        data = stack_summary(stack, _redactor(definition))
+        definition = stack_definition(session, stack)
+        data = stack_summary(stack, redactor_for(definition))
         data.update(
             disable_rollback=stack.disable_rollback,
             timeout_mins=stack.timeout_mins,
@@ -102,7 +102,7 @@ def _resource(row: Resource, redact: Redactor) -> dict[str, Any]:
 def list_resources(tenant: str, ref: str, *, all_versions: bool = False) -> list[dict[str, Any]]:
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, ref)
-        redact = _redactor(_definition(session, stack))
+        redact = redactor_for(stack_definition(session, stack))
         rows = resource_repo.versions(session, stack.id)
         return [
             _resource(r, redact)
@@ -116,12 +116,14 @@ def list_events(
 ) -> list[dict[str, Any]]:
     with session_scope() as session:
         stack = (
-            _find_any(session, tenant, ref)
+            stack_repo.find_any(session, tenant, ref)
             if with_deleted
             else stack_repo.find_stack(session, tenant, ref)
         )
         redact = (
-            _redactor(_definition(session, stack)) if stack.deleted_at is None else Redactor(())
+            redactor_for(stack_definition(session, stack))
+            if stack.deleted_at is None
+            else Redactor(())
         )
         return [
             {
@@ -135,14 +137,6 @@ def list_events(
             }
             for e in event_repo.list_events(session, stack.id, after_id=after_id)
         ]
-
-
-def _find_any(session: Session, tenant: str, ref: str) -> Stack:
-    """A stack by id even after deletion (events outlive it), else a live one by name."""
-    stack = session.get(Stack, ref) if len(ref) == 36 else None
-    if stack is not None and stack.tenant == tenant:
-        return stack
-    return stack_repo.find_stack(session, tenant, ref)
 
 
 def _outputs(session: Session, stack: Stack, definition: StackDefinition) -> dict[str, Any]:
@@ -160,5 +154,5 @@ def _outputs(session: Session, stack: Stack, definition: StackDefinition) -> dic
 def stack_outputs(tenant: str, ref: str) -> dict[str, Any]:
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, ref)
-        definition = _definition(session, stack)
+        definition = stack_definition(session, stack)
         return {} if definition is None else _outputs(session, stack, definition)

@@ -5,15 +5,14 @@ conv_tasks.errors, and never do I/O (no database, no Redis, no Celery).
 """
 
 from .cycles import find_cycle
-from .nodes import CLEANUP, UPDATE, NodeKey
+from .nodes import NodeKey, Phase
 from .planner import ExistingVersion, TraversalPlan, plan_traversal
 from .traversal import TraversalGraph
 
 __all__ = [
-    "CLEANUP",
-    "UPDATE",
     "ExistingVersion",
     "NodeKey",
+    "Phase",
     "TraversalGraph",
     "TraversalPlan",
     "find_cycle",

@@ -8,13 +8,20 @@ tasks or storage; it only names nodes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from operator import attrgetter
 
 from conv_tasks.errors import InvalidInput
 
-UPDATE = "update"
-CLEANUP = "cleanup"
-PHASES = (UPDATE, CLEANUP)
+
+class Phase(StrEnum):
+    """Which half of a resource's traversal a node is."""
+
+    UPDATE = "update"  # converge the resource to the template
+    CLEANUP = "cleanup"  # purge its out-of-date versions
+
+
+_PHASES = tuple(Phase)
 
 #: A sort key giving the same order as NodeKey's own comparisons, but computed in C.
 sort_key = attrgetter("phase", "name")
@@ -26,15 +33,16 @@ _EXPECTED = "expected 'update:<resource name>' or 'cleanup:<resource name>'"
 class NodeKey:
     """One node of a traversal graph: the update or the clean-up of one named resource."""
 
-    phase: str
+    phase: Phase
     name: str
 
     def __post_init__(self) -> None:
-        if self.phase not in PHASES:
+        if self.phase not in _PHASES:
             raise InvalidInput(
-                f"the phase {self.phase!r} is unknown; it must be {UPDATE!r} or {CLEANUP!r}.",
+                f"the phase {self.phase!r} is unknown; it must be 'update' or 'cleanup'.",
                 what="graph node",
             )
+        object.__setattr__(self, "phase", Phase(self.phase))
         if not isinstance(self.name, str) or not self.name:
             raise InvalidInput(
                 f"the resource name {self.name!r} must be a non-empty string.", what="graph node"
@@ -58,6 +66,6 @@ class NodeKey:
         if not isinstance(text, str):
             raise InvalidInput(f"{text!r} is not a graph node; {_EXPECTED}.", what="graph node")
         phase, sep, name = text.partition(":")
-        if not sep or phase not in PHASES or not name:
+        if not sep or phase not in _PHASES or not name:
             raise InvalidInput(f"{text!r} is not a graph node; {_EXPECTED}.", what="graph node")
-        return cls(phase, name)
+        return cls(Phase(phase), name)

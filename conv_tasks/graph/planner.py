@@ -15,7 +15,7 @@ from types import MappingProxyType
 from conv_tasks.errors import CycleError, Problem, TemplateError
 
 from .cycles import find_cycle
-from .nodes import CLEANUP, UPDATE, NodeKey
+from .nodes import NodeKey, Phase
 from .toposort import kahn_order, strongly_connected
 from .traversal import TraversalGraph
 
@@ -93,8 +93,8 @@ def _build_graph(
     names = [*template_deps, *removed]
     number = {name: i for i, name in enumerate(names)}
     shift = len(template_deps)
-    keys = [NodeKey(UPDATE, name) for name in template_deps]
-    keys += [NodeKey(CLEANUP, name) for name in names]
+    keys = [NodeKey(Phase.UPDATE, name) for name in template_deps]
+    keys += [NodeKey(Phase.CLEANUP, name) for name in names]
     hard: list[set[int]] = [set() for _ in keys]
     for name, requires in template_deps.items():
         i = number[name]

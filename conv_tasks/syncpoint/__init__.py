@@ -1,13 +1,15 @@
 """Redis SyncPoints: where the predecessors of a graph node meet.
 
-A node's SyncPoint knows which predecessors it waits for. Each finished
-predecessor satisfies it (one Lua script: atomic and idempotent); the single
-call that completes it gets the merged data of all predecessors and enqueues
-the node. Redis may lose these keys; the engine then resumes the traversal
-from PostgreSQL, so nothing here is ever the only copy of any truth.
+Each node of a traversal has a point that knows which predecessors it waits
+for and which successors follow it. A finished node satisfies all its
+successors' points in one atomic, idempotent call (finish.lua); the call that
+completes a point gets the outputs of all its predecessors and enqueues the
+node, and a node with nothing to do is settled inside that same call instead
+of costing a task. Redis may lose these keys; the engine then resumes the
+traversal from PostgreSQL, so nothing here is ever the only copy of any truth.
 """
 
-from conv_tasks.syncpoint.result import SatisfyResult
-from conv_tasks.syncpoint.store import SyncPointStore
+from conv_tasks.syncpoint.result import FinishOutcome, Handoff
+from conv_tasks.syncpoint.store import STACK_POINT, PointSpec, SyncPointStore
 
-__all__ = ["SatisfyResult", "SyncPointStore"]
+__all__ = ["STACK_POINT", "FinishOutcome", "Handoff", "PointSpec", "SyncPointStore"]

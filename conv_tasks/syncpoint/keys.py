@@ -1,8 +1,8 @@
 """The Redis key names of SyncPoints and heartbeats, and which names may go into them.
 
 Every key of a traversal carries the traversal as a hash tag ({traversal}),
-so a Redis Cluster keeps a traversal's keys in one slot (the satisfy script
-touches two of them) and drop() finds them all by one prefix. This module
+so a Redis Cluster keeps a traversal's keys in one slot (the finish script
+touches many of them) and drop() finds them all by one prefix. This module
 never talks to Redis.
 """
 
@@ -61,6 +61,10 @@ class KeyLayout:
 
     def heartbeat(self, traversal: str) -> str:
         return f"{self.prefix}:hb:{{{traversal}}}"
+
+    def points_prefix(self, traversal: str) -> str:
+        """What every SyncPoint key of one traversal starts with (the node name follows)."""
+        return f"{self.prefix}:sp:{{{traversal}}}:"
 
     def points_pattern(self, traversal: str) -> str:
         """A SCAN MATCH pattern for every SyncPoint of one traversal, and nothing else."""

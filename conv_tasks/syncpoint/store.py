@@ -1,11 +1,12 @@
-"""SyncPointStore: create, satisfy, inspect and drop the SyncPoints of a traversal in Redis.
+"""SyncPointStore: create, finish, inspect and drop the SyncPoints of a traversal in Redis.
 
-The one place that writes SyncPoint keys. Satisfying is one Lua script
-(satisfy.lua), so counting a predecessor, detecting its duplicates and
-handing out the merged data happen in a single atomic step. Input is
+The one place that writes SyncPoint keys. Finishing a node is one Lua script
+(finish.lua), so counting a predecessor, detecting its duplicates, settling
+nodes that have nothing to do and handing out the merged outputs happen in a
+single atomic step, one round trip whatever the node's out-degree. Input is
 validated before Redis is touched, and bad input writes nothing. This module
 must never decide what a node does with its trigger: it only says who must
-trigger it.
+be triggered.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from importlib.resources import files
 from typing import Any
 
@@ -20,15 +22,25 @@ import redis
 
 from conv_tasks.errors import InvalidInput, Problem
 from conv_tasks.syncpoint.keys import KeyLayout, check_name, check_traversal
-from conv_tasks.syncpoint.result import OUTCOMES, SatisfyResult
+from conv_tasks.syncpoint.result import FinishOutcome, Handoff
 
-# Nodes per pipelined round trip in create(): big enough to be fast, small
-# enough that one reply does not hold a whole large graph in memory.
+# The point every leaf of a traversal satisfies: when it completes, the traversal is over.
+STACK_POINT = "stack"
+# Points per pipelined round trip in create(): big enough to be fast, small enough that one
+# request does not hold a whole large graph in memory.
 _CREATE_BATCH = 1000
 # Keys per SCAN step and per UNLINK in drop().
 _DROP_BATCH = 1000
 _EXPECTED = "p:"
 _DATA = "d:"
+
+
+@dataclass(frozen=True)
+class PointSpec:
+    """One node's point: the predecessors it waits for and the successors that follow it."""
+
+    waits_for: tuple[str, ...] = ()
+    then: tuple[str, ...] = ()
 
 
 def _text(value: bytes | str) -> str:
@@ -63,78 +75,78 @@ class SyncPointStore:
         self._ttl_ms = max(1, round(ttl * 1000))
         # Registered once: redis-py sends EVALSHA and reloads the script by
         # itself if Redis has forgotten it (a restart).
-        self._satisfy = _load_script(client, "satisfy.lua")
+        self._finish = _load_script(client, "finish.lua")
         self._heartbeat = _load_script(client, "heartbeat.lua")
 
     @property
     def prefix(self) -> str:
         return self._keys.prefix
 
-    def create(self, traversal: str, waits: Mapping[str, Iterable[str]]) -> None:
-        """Create one SyncPoint per node, waiting for the given predecessors.
+    def create(self, traversal: str, points: Mapping[str, PointSpec]) -> None:
+        """Create one SyncPoint per node: whom it waits for, whom it is followed by.
 
-        Everything is validated before anything is written. A node's point is
+        Everything is validated before anything is written. A point is
         (re)defined from scratch, so call this only for a traversal nobody
-        satisfies yet: a fresh traversal ID.
+        finishes nodes of yet: a fresh traversal ID.
         """
-        prepared = _validate_waits(traversal, waits)
+        prepared = _validate_points(traversal, points)
         for start in range(0, len(prepared), _CREATE_BATCH):
             # Each batch is one MULTI/EXEC: no reader sees a half-built point.
             pipe = self._redis.pipeline(transaction=True)
-            for node, predecessors in prepared[start : start + _CREATE_BATCH]:
+            for node, spec in prepared[start : start + _CREATE_BATCH]:
                 key = self._keys.point(traversal, node)
-                fields: dict[str, str | int] = {f"{_EXPECTED}{p}": 1 for p in predecessors}
-                fields["remaining"] = len(predecessors)
+                fields: dict[str, str | int] = {f"{_EXPECTED}{p}": 1 for p in spec.waits_for}
+                fields["remaining"] = len(spec.waits_for)
+                fields["next"] = json.dumps(list(spec.then), separators=(",", ":"))
                 pipe.delete(key)
                 pipe.hset(key, mapping=fields)  # type: ignore[arg-type]
                 pipe.pexpire(key, self._ttl_ms)
             pipe.execute()
 
-    def satisfy(
+    def finish(
         self,
         traversal: str,
         node: str,
-        predecessor: str,
-        data: Mapping[str, Any] | None = None,
-    ) -> SatisfyResult:
-        """Record that `predecessor` of `node` finished, with the data it produced.
+        output: Mapping[str, Any] | None = None,
+        *,
+        settled: Iterable[str] = (),
+    ) -> Handoff:
+        """Record that `node` finished with `output`: satisfy every successor's point at once.
 
-        Atomic and idempotent: a predecessor counts once however often it
-        calls, and exactly one call ever sees "completed". No data is stored
-        as {}. Refreshes the point's TTL and the traversal's heartbeat.
+        `settled` names successors with nothing to do: when their point
+        completes they hand their predecessors' failures on inside this same
+        call, and are never enqueued. Atomic and idempotent; refreshes the
+        touched points' TTL and the traversal's heartbeat.
         """
         problems: list[Problem] = []
         check_traversal(traversal, problems)
         check_name(node, "node", "the node name", problems)
-        check_name(predecessor, "predecessor", "the predecessor name", problems)
-        encoded = _encode_data(data, problems)
+        encoded = _encode_data(output, problems)
+        settled = list(settled)
+        for name in settled:
+            check_name(name, "settled", "every settled node name", problems)
         if problems:
-            raise InvalidInput(problems, what="SyncPoint satisfy")
-        reply = self._satisfy(
+            raise InvalidInput(problems, what="SyncPoint finish")
+        reply = self._finish(
             keys=[self._keys.point(traversal, node), self._keys.heartbeat(traversal)],
-            args=[predecessor, encoded, self._ttl_ms],
+            args=[
+                self._keys.points_prefix(traversal),
+                node,
+                encoded,
+                self._ttl_ms,
+                STACK_POINT,
+                *settled,
+            ],
         )
-        outcome, completer, *pairs = (_text(part) for part in reply)
-        if outcome == "unexpected":
-            raise InvalidInput(
-                [
-                    Problem(
-                        "predecessor",
-                        f"node {node!r} of traversal {traversal!r} does not wait for "
-                        f"{predecessor!r}; nothing was recorded.",
-                    )
-                ],
-                what="SyncPoint satisfy",
-            )
-        if outcome not in OUTCOMES:
-            raise RuntimeError(f"satisfy.lua answered an unknown outcome {outcome!r}")
-        merged = (
-            {pairs[i]: json.loads(pairs[i + 1]) for i in range(0, len(pairs), 2)} if pairs else None
-        )
-        return SatisfyResult(outcome, completer or None, merged)
+        outcome = FinishOutcome(_text(reply[0]))
+        stack_input = None if reply[1] is None else json.loads(_text(reply[1]))
+        missing = tuple(json.loads(_text(reply[2])))
+        parts = [_text(part) for part in reply[3:]]
+        triggered = tuple((parts[i], json.loads(parts[i + 1])) for i in range(0, len(parts), 2))
+        return Handoff(outcome, triggered, stack_input, missing)
 
     def data(self, traversal: str, node: str) -> dict[str, Any] | None:
-        """The merged data of the predecessors so far; None if there is no such point."""
+        """The outputs the point's predecessors gave so far; None if there is no such point."""
         fields = self._fields(traversal, node)
         if fields is None:
             return None
@@ -180,7 +192,7 @@ class SyncPointStore:
         self._heartbeat(keys=[self._keys.heartbeat(traversal)], args=[self._ttl_ms])
 
     def last_heartbeat(self, traversal: str) -> float | None:
-        """Epoch seconds of the traversal's last satisfy or heartbeat; None if none is known."""
+        """Epoch seconds of the traversal's last finish or heartbeat; None if none is known."""
         raw = self._redis.get(self._keys.heartbeat(traversal))
         return None if raw is None else float(_text(raw))
 
@@ -191,34 +203,39 @@ class SyncPointStore:
         return {_text(k): _text(v) for k, v in raw.items()}
 
 
-def _validate_waits(traversal: object, waits: object) -> list[tuple[str, list[str]]]:
-    """Check a whole create() request; return (node, sorted predecessors) pairs or raise."""
+def _names(value: object, path: str, what: str, problems: list[Problem]) -> tuple[str, ...]:
+    if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+        problems.append(Problem(path, f"must be a collection of {what}s, got {value!r}."))
+        return ()
+    names = [name for name in value if check_name(name, path, f"every {what}", problems)]
+    return tuple(sorted(set(names)))
+
+
+def _validate_points(traversal: object, points: object) -> list[tuple[str, PointSpec]]:
+    """Check a whole create() request; return (node, normalised spec) pairs or raise."""
     problems: list[Problem] = []
     check_traversal(traversal, problems)
-    if not isinstance(waits, Mapping):
+    if not isinstance(points, Mapping):
         problems.append(
-            Problem("waits", f"must map each node to its predecessors, got {type(waits).__name__}.")
+            Problem("points", f"must map each node to its PointSpec, got {type(points).__name__}.")
         )
         raise InvalidInput(problems, what="SyncPoints")
-    prepared: list[tuple[str, list[str]]] = []
-    for node, predecessors in waits.items():
-        if not check_name(node, f"waits[{node!r}]", "the node name", problems):
+    prepared: list[tuple[str, PointSpec]] = []
+    for node, spec in points.items():
+        if not check_name(node, f"points[{node!r}]", "the node name", problems):
             continue
-        path = f"waits.{node}"
-        if isinstance(predecessors, str | bytes) or not isinstance(predecessors, Iterable):
-            problems.append(
-                Problem(path, f"must be a collection of predecessor names, got {predecessors!r}.")
-            )
+        path = f"points.{node}"
+        if not isinstance(spec, PointSpec):
+            problems.append(Problem(path, f"must be a PointSpec, got {type(spec).__name__}."))
             continue
-        names: set[str] = set()
-        for predecessor in predecessors:
-            if check_name(predecessor, path, "every predecessor name", problems):
-                names.add(predecessor)
-        if not names and not any(p.path == path for p in problems):
+        waits = _names(spec.waits_for, f"{path}.waits_for", "predecessor name", problems)
+        then = _names(spec.then, f"{path}.then", "successor name", problems)
+        unknown = [name for name in then if name not in points]
+        if unknown:
             problems.append(
-                Problem(path, f"node {node!r} waits for no predecessor; a SyncPoint needs one.")
+                Problem(f"{path}.then", f"names {unknown}, which have no point of their own.")
             )
-        prepared.append((node, sorted(names)))
+        prepared.append((node, PointSpec(waits, then)))
     if problems:
         raise InvalidInput(problems, what="SyncPoints")
     return prepared
@@ -228,10 +245,10 @@ def _encode_data(data: object, problems: list[Problem]) -> str:
     if data is None:
         return "{}"
     if not isinstance(data, Mapping):
-        problems.append(Problem("data", f"must be a mapping, got {type(data).__name__}."))
+        problems.append(Problem("output", f"must be a mapping, got {type(data).__name__}."))
         return ""
     try:
         return json.dumps(dict(data), separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as exc:
-        problems.append(Problem("data", f"must be JSON-serialisable: {exc}."))
+        problems.append(Problem("output", f"must be JSON-serialisable: {exc}."))
         return ""

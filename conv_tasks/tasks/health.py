@@ -1,4 +1,4 @@
-"""Health and measurement tasks: ping, a bare task relay (the benchmark baseline), stats."""
+"""Health and measurement: a ping task, and a worker's statement count and memory."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import socket
 from typing import Any
 
 from celery.worker.control import inspect_command
-from sqlalchemy import text
 
 from conv_tasks.db.session import session_scope, statement_count
+from conv_tasks.db.stacks import database_answers
 from conv_tasks.redis_client import get_redis
 from conv_tasks.tasks.app import app
 
@@ -17,7 +17,7 @@ from conv_tasks.tasks.app import app
 @app.task(name="conv_tasks.health.ping")
 def ping(echo: str = "") -> dict[str, Any]:
     with session_scope() as session:
-        database = session.execute(text("SELECT 1")).scalar() == 1
+        database = database_answers(session)
     redis_ok = bool(get_redis().ping())
     return {
         "pong": True,
@@ -26,17 +26,6 @@ def ping(echo: str = "") -> dict[str, Any]:
         "database": database,
         "redis": redis_ok,
     }
-
-
-@app.task(name="conv_tasks.health.relay")
-def relay(remaining: int, done_key: str) -> None:
-    """Hand a token on `remaining` more times, then mark `done_key`: a bare Celery task chain."""
-    if remaining > 0:
-        app.send_task(
-            "conv_tasks.health.relay", kwargs={"remaining": remaining - 1, "done_key": done_key}
-        )
-    else:
-        get_redis().set(done_key, "1", ex=3600)
 
 
 @inspect_command()

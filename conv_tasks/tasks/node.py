@@ -1,25 +1,81 @@
-"""conv_tasks.node.converge: one graph node of one traversal (internal, not a public API)."""
+"""conv_tasks.node.converge: one graph node of one traversal (internal, not a public API).
+
+Node tasks keep no result and report no STARTED state: nobody reads them, and
+each would cost the result backend a round trip per node. A transient fault
+of PostgreSQL or Redis (a restart, a dropped connection) does not fail the
+node: it is sent again with a jittered, growing delay, holding on to its
+lease, and logged in one line.
+"""
 
 from __future__ import annotations
 
 import logging
+import random
+import uuid
 from typing import Any
 
+import redis.exceptions
+import sqlalchemy.exc
+from celery.exceptions import Reject
+
 from conv_tasks.engine.node import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.engine.payload import NodeTask, parse_node_task
 from conv_tasks.errors import PayloadError
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import NODE_TASK, engine_env
 
 log = logging.getLogger(__name__)
 
+TRANSIENT = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    redis.exceptions.BusyLoadingError,
+)
+# Delays between attempts grow from about a tenth of a second to at most half a minute.
+FIRST_DELAY = 0.1
+LONGEST_DELAY = 30.0
 
-@app.task(name=NODE_TASK)
-def converge(**payload: Any) -> dict[str, Any]:
+
+def retry_delay(attempt: int, rng: random.Random | None = None) -> float:
+    """Full jitter: a random delay up to an exponentially growing ceiling."""
+    ceiling = min(LONGEST_DELAY, FIRST_DELAY * 2 ** min(attempt, 16))
+    return (rng or random).uniform(ceiling / 2, ceiling)
+
+
+def _retry(task: NodeTask, exc: Exception) -> None:
+    again = task.again(poll=False, attempt=task.attempt + 1)
+    delay = retry_delay(task.attempt)
+    log.warning(
+        "node %s of traversal %s: %s (%s); trying again in %.1fs (attempt %d)",
+        task.node,
+        task.traversal,
+        type(exc).__name__,
+        str(exc).strip().splitlines()[0] if str(exc).strip() else "no detail",
+        delay,
+        again.attempt,
+    )
+    try:
+        engine_env().dispatcher.node(again.to_payload(), countdown=delay)
+    except Exception:
+        # The broker is down too: hand the message back to it unacknowledged instead.
+        raise Reject(requeue=True) from None
+
+
+@app.task(name=NODE_TASK, ignore_result=True, track_started=False)
+def converge(**payload: Any) -> None:
     try:
         task = parse_node_task(payload)
     except PayloadError as exc:
         log.error("malformed node payload dropped: %s", exc)
-        return {"ok": False, **exc.to_dict()}
-    outcome = run_node(engine_env(), task)
-    return {"ok": True, "node": str(task.node), "outcome": outcome}
+        return
+    # The lease nonce is chosen here, so that a retry after a transient fault carries on with
+    # the lease this delivery may already have taken.
+    task = task if task.nonce else task.again(nonce=str(uuid.uuid4()))
+    try:
+        outcome = run_node(engine_env(), task)
+    except TRANSIENT as exc:
+        _retry(task, exc)
+        return
+    log.debug("node %s of traversal %s: %s", task.node, task.traversal, outcome)

@@ -38,9 +38,9 @@ def _new_stack(url: str, traversal: str | None = None) -> str:
 
 def _new_resource(url: str, stack_id: str) -> int:
     with session_scope(url) as session:
-        row = resources.add_version(
-            session, stack_id=stack_id, name="r", version=0, type="OS::Heat::None"
-        )
+        row = Resource(stack_id=stack_id, name="r", version=0, type="OS::Heat::None")
+        session.add(row)
+        session.flush()
         return row.id
 
 
@@ -51,15 +51,6 @@ def _try_swap(url: str, stack_id: str, expected: str, barrier_at: float) -> str 
     with session_scope(url) as session:
         won = stacks.swap_traversal(session, stack_id, expected, new, status="IN_PROGRESS")
     return new if won else None
-
-
-def _try_lock(url: str, resource_id: int, barrier_at: float) -> str | None:
-    holder, nonce = str(uuid.uuid4()), str(uuid.uuid4())
-    while time.time() < barrier_at:
-        time.sleep(0.001)
-    with session_scope(url) as session:
-        key = resources.acquire_lock(session, resource_id, holder, nonce, ttl=30)
-    return nonce if key is not None else None
 
 
 @pytest.fixture(scope="module")
@@ -84,42 +75,14 @@ def test_swap_traversal_race_has_exactly_one_winner(database_url: str, pool, att
         assert stacks.get_stack(session, stack_id).current_traversal == winners[0]
 
 
-@pytest.mark.parametrize("attempt", range(20))
-def test_resource_lock_race_has_exactly_one_winner(database_url: str, pool, attempt: int) -> None:
-    resource_id = _new_resource(database_url, _new_stack(database_url))
-    barrier = time.time() + 0.3
-    results = list(
-        pool.map(_try_lock, *zip(*[(database_url, resource_id, barrier)] * CONTENDERS, strict=True))
-    )
-    winners = [r for r in results if r is not None]
-    assert len(winners) == 1
-    with session_scope(database_url) as session:
-        assert resources.get_version(session, resource_id).lock_nonce == winners[0]
-
-
-def test_lock_release_renew_and_expiry(database_url: str) -> None:
-    resource_id = _new_resource(database_url, _new_stack(database_url))
-    a, b = str(uuid.uuid4()), str(uuid.uuid4())
-    with session_scope(database_url) as session:
-        assert resources.acquire_lock(session, resource_id, a, a, ttl=30) is not None
-        assert resources.acquire_lock(session, resource_id, b, b, ttl=30) is None
-        assert resources.acquire_lock(session, resource_id, a, a, ttl=30) is not None  # renew
-        assert not resources.release_lock(session, resource_id, b)
-        assert resources.release_lock(session, resource_id, a, status="COMPLETE")
-        assert resources.acquire_lock(session, resource_id, b, b, ttl=0.2) is not None
-    time.sleep(0.5)
-    with session_scope(database_url) as session:
-        # b's lease expired: another holder may take the resource.
-        assert resources.acquire_lock(session, resource_id, a, a, ttl=30) is not None
-
-
 def test_compare_and_swap_refuses_stale_atomic_key(database_url: str) -> None:
     resource_id = _new_resource(database_url, _new_stack(database_url))
     with session_scope(database_url) as session:
-        key = resources.get_version(session, resource_id).atomic_key
+        key = session.get(Resource, resource_id).atomic_key
         assert resources.compare_and_swap(session, resource_id, key, status="FAILED")
         assert not resources.compare_and_swap(session, resource_id, key, status="COMPLETE")
-        assert resources.get_version(session, resource_id).status == "FAILED"
+        session.expire_all()
+        assert session.get(Resource, resource_id).status == "FAILED"
 
 
 @pytest.mark.parametrize(
@@ -136,19 +99,6 @@ def test_compare_and_swap_refuses_stale_atomic_key(database_url: str) -> None:
             "colour",
         ),
         (lambda s, sid, rid: stacks.swap_traversal(s, "x", None, str(uuid.uuid4())), "stack_id"),
-        (
-            lambda s, sid, rid: resources.acquire_lock(
-                s, rid, str(uuid.uuid4()), str(uuid.uuid4()), 0
-            ),
-            "ttl",
-        ),
-        (
-            lambda s, sid, rid: resources.acquire_lock(
-                s, -1, str(uuid.uuid4()), str(uuid.uuid4()), 5
-            ),
-            "resource_id",
-        ),
-        (lambda s, sid, rid: resources.acquire_lock(s, rid, "me", str(uuid.uuid4()), 5), "holder"),
         (lambda s, sid, rid: resources.compare_and_swap(s, rid, 0, lock_holder="x"), "lock_holder"),
     ],
 )

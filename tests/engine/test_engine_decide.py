@@ -8,27 +8,9 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.decide import (
-    CREATE_NEW,
-    NOOP,
-    REINSTATE,
-    REPLACE,
-    RESUME,
-    UPDATE,
-    Decision,
-    VersionView,
-    decide,
-)
-from conv_tasks.engine.status import (
-    CHECK,
-    COMPLETE,
-    CREATE,
-    DELETE,
-    FAILED,
-    IN_PROGRESS,
-    INIT,
-)
-from conv_tasks.engine.status import UPDATE as UPDATE_ACTION
+from conv_tasks.db.nodes import ResourceVersion
+from conv_tasks.engine.decide import Decision, Verdict, decide
+from conv_tasks.engine.status import Action, Status
 
 TYPE = "OS::Heat::TestResource"
 OTHER_TYPE = "OS::Heat::None"
@@ -36,18 +18,28 @@ NEW_HASH = "hash-new"
 OLD_HASH = "hash-old"
 
 
-def view(**changes: Any) -> VersionView:
+def view(**changes: Any) -> ResourceVersion:
     """A created, complete version 1 of TYPE with OLD_HASH; override any field."""
-    base = VersionView(
+    base = ResourceVersion(
         id=1,
+        name="r",
         version=1,
         type=TYPE,
         physical_id="phys-1",
-        action=CREATE,
-        status=COMPLETE,
-        definition_hash=OLD_HASH,
-        replaced_by=None,
+        action=Action.CREATE,
+        status=Status.COMPLETE,
+        status_reason="",
+        template_id=1,
         properties={"value": "old"},
+        attributes={},
+        plugin_data={},
+        definition_hash=OLD_HASH,
+        requires=(),
+        deletion_policy="Delete",
+        replaces=None,
+        replaced_by=None,
+        lock_nonce=None,
+        action_started_at=None,
     )
     return dataclasses.replace(base, **changes)
 
@@ -61,8 +53,8 @@ def always(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
 
 
 def run(
-    head: VersionView,
-    others: tuple[VersionView, ...] = (),
+    head: ResourceVersion,
+    others: tuple[ResourceVersion, ...] = (),
     *,
     type_name: str = TYPE,
     definition_hash: str = NEW_HASH,
@@ -85,92 +77,94 @@ def run(
 def test_complete_head_with_same_type_and_hash_is_noop() -> None:
     head = view(definition_hash=NEW_HASH)
     decision = run(head, needs_replacement=always)
-    assert decision.verdict == NOOP
+    assert decision.verdict == Verdict.NOOP
     assert decision.version is head
 
 
-@pytest.mark.parametrize("action", [CREATE, UPDATE_ACTION, DELETE, CHECK])
+@pytest.mark.parametrize("action", [Action.CREATE, Action.UPDATE, Action.DELETE, "CHECK"])
 def test_interrupted_action_is_resumed_whatever_else_differs(action: str) -> None:
-    head = view(action=action, status=IN_PROGRESS, type=OTHER_TYPE, physical_id=None)
+    head = view(action=action, status=Status.IN_PROGRESS, type=OTHER_TYPE, physical_id=None)
     decision = run(head, needs_replacement=always)
-    assert decision.verdict == RESUME
+    assert decision.verdict == Verdict.RESUME
     assert decision.version is head
     assert action in decision.reason
 
 
 def test_head_never_created_is_created() -> None:
-    head = view(action=INIT, status=COMPLETE, physical_id=None, definition_hash=None)
+    head = view(action=Action.INIT, status=Status.COMPLETE, physical_id=None, definition_hash=None)
     decision = run(head)
-    assert decision.verdict == CREATE_NEW
+    assert decision.verdict == Verdict.CREATE
     assert decision.version is head
 
 
 def test_init_head_is_created_even_if_its_hash_matches() -> None:
-    head = view(action=INIT, status=COMPLETE, physical_id=None, definition_hash=NEW_HASH)
-    assert run(head).verdict == CREATE_NEW
+    head = view(
+        action=Action.INIT, status=Status.COMPLETE, physical_id=None, definition_hash=NEW_HASH
+    )
+    assert run(head).verdict == Verdict.CREATE
 
 
 def test_same_hash_but_failed_is_not_noop() -> None:
-    head = view(action=UPDATE_ACTION, status=FAILED, definition_hash=NEW_HASH)
-    assert run(head).verdict == UPDATE
+    head = view(action=Action.UPDATE, status=Status.FAILED, definition_hash=NEW_HASH)
+    assert run(head).verdict == Verdict.UPDATE
 
 
 def test_same_hash_but_other_type_is_not_noop() -> None:
     head = view(type=OTHER_TYPE, definition_hash=NEW_HASH)
-    assert run(head).verdict == REPLACE
+    assert run(head).verdict == Verdict.REPLACE
 
 
 def test_changed_properties_update_in_place() -> None:
     head = view()
     decision = run(head)
-    assert decision == Decision(UPDATE, head)
+    assert decision == Decision(Verdict.UPDATE, head)
 
 
 def test_failed_update_with_physical_resource_is_updated_again() -> None:
-    head = view(action=UPDATE_ACTION, status=FAILED)
-    assert run(head).verdict == UPDATE
+    head = view(action=Action.UPDATE, status=Status.FAILED)
+    assert run(head).verdict == Verdict.UPDATE
 
 
 # ---------------------------------------------------------------- replacement reasons
 
 
 def test_deleted_head_is_replaced() -> None:
-    head = view(action=DELETE, status=COMPLETE, definition_hash=NEW_HASH)
+    head = view(action=Action.DELETE, status=Status.COMPLETE, definition_hash=NEW_HASH)
     decision = run(head)
-    assert decision.verdict == REPLACE
+    assert decision.verdict == Verdict.REPLACE
     assert decision.version is head
     assert "deleted" in decision.reason
 
 
 def test_deleted_head_is_replaced_even_when_an_old_version_matches() -> None:
-    head = view(id=2, version=2, action=DELETE)
+    head = view(id=2, version=2, action=Action.DELETE)
     older = view(id=1, version=1, definition_hash=NEW_HASH)
-    assert run(head, (older,)).verdict == REPLACE
+    assert run(head, (older,)).verdict == Verdict.REPLACE
 
 
 def test_type_change_replaces() -> None:
     head = view(type=OTHER_TYPE)
     decision = run(head)
-    assert decision.verdict == REPLACE
+    assert decision.verdict == Verdict.REPLACE
     assert decision.reason == f"type changed from {OTHER_TYPE} to {TYPE}"
 
 
 def test_failed_create_replaces() -> None:
-    head = view(action=CREATE, status=FAILED)
+    head = view(action=Action.CREATE, status=Status.FAILED)
     decision = run(head)
-    assert decision.verdict == REPLACE
+    assert decision.verdict == Verdict.REPLACE
     assert "create failed" in decision.reason
 
 
 def test_failed_create_replaces_even_if_its_hash_matches() -> None:
-    head = view(action=CREATE, status=FAILED, definition_hash=NEW_HASH)
-    assert run(head).verdict == REPLACE
+    head = view(action=Action.CREATE, status=Status.FAILED, definition_hash=NEW_HASH)
+    assert run(head).verdict == Verdict.REPLACE
 
 
 def test_no_physical_id_replaces() -> None:
-    head = view(action=UPDATE_ACTION, physical_id=None)
+    head = view(action=Action.UPDATE, physical_id=None)
     decision = run(head)
-    assert decision.verdict == REPLACE
+    assert decision.verdict == Verdict.REPLACE
     assert "no physical resource" in decision.reason
 
 
@@ -183,7 +177,7 @@ def test_property_needing_replacement_replaces() -> None:
         return True
 
     decision = run(head, properties={"value": "new"}, needs_replacement=needs)
-    assert decision.verdict == REPLACE
+    assert decision.verdict == Verdict.REPLACE
     assert "cannot be updated in place" in decision.reason
     assert seen == [({"value": "old"}, {"value": "new"})]
 
@@ -192,17 +186,17 @@ def test_needs_replacement_is_not_asked_for_a_noop() -> None:
     def explode(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         raise AssertionError("needs_replacement must not be called")
 
-    assert run(view(definition_hash=NEW_HASH), needs_replacement=explode).verdict == NOOP
+    assert run(view(definition_hash=NEW_HASH), needs_replacement=explode).verdict == Verdict.NOOP
 
 
 # ---------------------------------------------------------------- reinstating an old version
 
 
 def test_older_matching_version_with_physical_id_is_reinstated() -> None:
-    head = view(id=2, version=2, action=UPDATE_ACTION, definition_hash="hash-2")
+    head = view(id=2, version=2, action=Action.UPDATE, definition_hash="hash-2")
     older = view(id=1, version=1, physical_id="phys-old", definition_hash=NEW_HASH)
     decision = run(head, (older,), needs_replacement=always)
-    assert decision.verdict == REINSTATE
+    assert decision.verdict == Verdict.REINSTATE
     assert decision.version is older
     assert decision.reason == "version 1 matches"
 
@@ -211,13 +205,13 @@ def test_reinstate_wins_over_type_change_of_the_head() -> None:
     head = view(id=2, version=2, type=OTHER_TYPE)
     older = view(id=1, version=1, definition_hash=NEW_HASH)
     decision = run(head, (older,))
-    assert decision.verdict == REINSTATE
+    assert decision.verdict == Verdict.REINSTATE
     assert decision.version is older
 
 
 def test_reinstate_wins_over_a_failed_create_head() -> None:
-    head = view(id=2, version=2, status=FAILED, physical_id=None)
-    older = view(id=1, version=1, action=UPDATE_ACTION, definition_hash=NEW_HASH)
+    head = view(id=2, version=2, status=Status.FAILED, physical_id=None)
+    older = view(id=1, version=1, action=Action.UPDATE, definition_hash=NEW_HASH)
     assert run(head, (older,)).version is older
 
 
@@ -231,27 +225,27 @@ def test_first_matching_candidate_is_reinstated() -> None:
 @pytest.mark.parametrize(
     "candidate_changes",
     [
-        pytest.param({"action": INIT}, id="init"),
-        pytest.param({"action": DELETE}, id="deleted"),
+        pytest.param({"action": Action.INIT}, id="init"),
+        pytest.param({"action": Action.DELETE}, id="deleted"),
         pytest.param({"physical_id": None}, id="no-physical-id"),
         pytest.param({"type": OTHER_TYPE}, id="other-type"),
-        pytest.param({"status": FAILED}, id="failed"),
-        pytest.param({"status": IN_PROGRESS}, id="in-progress"),
+        pytest.param({"status": Status.FAILED}, id="failed"),
+        pytest.param({"status": Status.IN_PROGRESS}, id="in-progress"),
         pytest.param({"definition_hash": "hash-else"}, id="other-hash"),
     ],
 )
 def test_unusable_older_version_is_not_reinstated(candidate_changes: dict[str, Any]) -> None:
-    head = view(id=2, version=2, action=UPDATE_ACTION, definition_hash="hash-2")
+    head = view(id=2, version=2, action=Action.UPDATE, definition_hash="hash-2")
     older = view(**{"id": 1, "version": 1, "definition_hash": NEW_HASH, **candidate_changes})
     decision = run(head, (older,))
-    assert decision.verdict == UPDATE
+    assert decision.verdict == Verdict.UPDATE
     assert decision.version is head
 
 
 def test_a_version_with_the_head_id_is_never_reinstated() -> None:
     # versions holds the head too, possibly as another (stale) view of the same row.
-    head = view(id=1, version=2, action=UPDATE_ACTION, definition_hash="hash-2")
+    head = view(id=1, version=2, action=Action.UPDATE, definition_hash="hash-2")
     same_row = view(id=1, version=2, definition_hash=NEW_HASH)
     decision = run(head, (same_row,))
-    assert decision.verdict == UPDATE
+    assert decision.verdict == Verdict.UPDATE
     assert decision.version is head

@@ -6,9 +6,15 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.payload import NodeTask, parse_node_task
+from conv_tasks.engine.payload import (
+    NodeOutput,
+    NodeTask,
+    parse_node_task,
+    waiter_ref,
+    woken_payload,
+)
 from conv_tasks.errors import InvalidInput, PayloadError
-from conv_tasks.graph import CLEANUP, UPDATE, NodeKey
+from conv_tasks.graph import NodeKey, Phase
 
 STACK_ID = "6f1d2c3b-9a8e-4f70-b1c2-d3e4f5a6b7c8"
 TRAVERSAL = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
@@ -19,6 +25,7 @@ def valid(**changes: Any) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "stack_id": STACK_ID,
         "traversal": TRAVERSAL,
+        "template_id": 7,
         "node": "update:web",
         "data": {"input": {"db": {"ref": "db-1"}}},
     }
@@ -34,26 +41,79 @@ def problem_paths(exc: InvalidInput) -> list[str]:
 
 
 @pytest.mark.parametrize("nonce", [None, NONCE])
-def test_node_task_round_trips_through_its_payload(nonce: str | None) -> None:
-    task = NodeTask(STACK_ID, TRAVERSAL, NodeKey(CLEANUP, "db:primary"), {"k": [1, 2]}, nonce)
+@pytest.mark.parametrize(("poll", "attempt"), [(False, 0), (True, 3)])
+def test_node_task_round_trips_through_its_payload(
+    nonce: str | None, poll: bool, attempt: int
+) -> None:
+    node = NodeKey(Phase.CLEANUP, "db:primary")
+    task = NodeTask(STACK_ID, TRAVERSAL, 7, node, {"k": [1, 2]}, nonce, poll, attempt)
     payload = task.to_payload()
     assert payload["node"] == "cleanup:db:primary"
     assert ("nonce" in payload) == (nonce is not None)
+    assert ("poll" in payload) == poll
     assert parse_node_task(payload) == task
 
 
-def test_to_payload_nonce_argument_overrides_the_stored_one() -> None:
-    task = NodeTask(STACK_ID, TRAVERSAL, NodeKey(UPDATE, "web"), {}, nonce=None)
-    payload = task.to_payload(nonce=NONCE)
-    assert payload["nonce"] == NONCE
-    assert parse_node_task(payload).nonce == NONCE
+def test_again_keeps_the_node_and_changes_only_what_is_asked() -> None:
+    task = NodeTask(STACK_ID, TRAVERSAL, 7, NodeKey(Phase.UPDATE, "web"), {"a": 1})
+    again = task.again(nonce=NONCE, poll=True)
+    assert (again.node, again.data, again.nonce, again.poll) == (task.node, {"a": 1}, NONCE, True)
+    assert parse_node_task(again.to_payload()).nonce == NONCE
+
+
+def test_a_successor_payload_is_fresh() -> None:
+    task = NodeTask(STACK_ID, TRAVERSAL, 7, NodeKey(Phase.UPDATE, "a"), {}, NONCE, True, 2)
+    successor = parse_node_task(task.successor("update:b", {"update:a": {"ref": "A"}}))
+    assert successor == NodeTask(
+        STACK_ID, TRAVERSAL, 7, NodeKey(Phase.UPDATE, "b"), {"update:a": {"ref": "A"}}
+    )
+
+
+def test_a_waiter_is_woken_with_the_payload_it_wrote_down() -> None:
+    task = NodeTask(STACK_ID, TRAVERSAL, 7, NodeKey(Phase.CLEANUP, "a b:c"), {"x": 1}, NONCE)
+    woken = woken_payload(STACK_ID, waiter_ref(task))
+    assert woken is not None
+    assert parse_node_task(woken) == NodeTask(STACK_ID, TRAVERSAL, 7, task.node)
+    assert woken_payload(STACK_ID, "garbage") is None
+
+
+def test_inputs_and_failures_come_from_update_predecessors() -> None:
+    task = NodeTask(
+        STACK_ID,
+        TRAVERSAL,
+        7,
+        NodeKey(Phase.UPDATE, "web"),
+        {
+            "update:db": {"ref": "db-1", "attrs": {"ip": "10.0.0.1"}},
+            "cleanup:old": {},
+            "update:net": {"failed": ["net: boom", "x: y"]},
+            "update:lb": {"failed": ["net: boom"]},
+            "nonsense": 5,
+        },
+    )
+    assert task.inputs()["db"] == NodeOutput("db-1", {"ip": "10.0.0.1"})
+    assert task.failures() == ("net: boom", "x: y")
+
+
+@pytest.mark.parametrize(
+    "output",
+    [NodeOutput(), NodeOutput("r", {"a": [1]}), NodeOutput(failed=("x: y",)), NodeOutput("r")],
+)
+def test_node_output_round_trips_through_json(output: NodeOutput) -> None:
+    assert NodeOutput.from_json(output.to_json()) == output
+
+
+@pytest.mark.parametrize("value", [None, [], "x", {"ref": 5, "attrs": []}])
+def test_an_unreadable_output_is_no_output(value: Any) -> None:
+    assert NodeOutput.from_json(value) == NodeOutput()
 
 
 def test_parsed_fields() -> None:
     task = parse_node_task(valid(nonce=NONCE))
     assert task.stack_id == STACK_ID
     assert task.traversal == TRAVERSAL
-    assert task.node == NodeKey(UPDATE, "web")
+    assert task.template_id == 7
+    assert task.node == NodeKey(Phase.UPDATE, "web")
     assert task.data == {"input": {"db": {"ref": "db-1"}}}
     assert task.nonce == NONCE
 
@@ -124,6 +184,24 @@ def test_data_that_is_not_an_object_is_rejected_by_name(data: Any) -> None:
     assert "data: must be a JSON object" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("template_id", 0),
+        ("template_id", "7"),
+        ("template_id", True),
+        ("template_id", None),
+        ("poll", "yes"),
+        ("attempt", -1),
+        ("attempt", 1.5),
+    ],
+)
+def test_bad_scalar_fields_are_rejected_by_name(field: str, value: Any) -> None:
+    with pytest.raises(PayloadError) as caught:
+        parse_node_task(valid(**{field: value}))
+    assert problem_paths(caught.value) == [field]
+
+
 def test_unknown_key_is_rejected_by_name() -> None:
     with pytest.raises(PayloadError) as caught:
         parse_node_task(valid(extra=1))
@@ -150,8 +228,8 @@ def test_every_problem_is_reported_together() -> None:
     with pytest.raises(PayloadError) as caught:
         parse_node_task(payload)
     assert sorted(problem_paths(caught.value)) == sorted(
-        ["alpha", "zeta", "stack_id", "traversal", "node", "data", "nonce"]
+        ["alpha", "zeta", "stack_id", "traversal", "template_id", "node", "data", "nonce"]
     )
     message = str(caught.value)
-    assert message.startswith("Invalid payload (7 problems):")
+    assert message.startswith("Invalid payload (8 problems):")
     assert caught.value.to_dict()["error"] == "invalid_payload"

@@ -6,10 +6,9 @@ import pytest
 
 from conv_tasks.errors import CycleError, TemplateError
 from conv_tasks.graph import (
-    CLEANUP,
-    UPDATE,
     ExistingVersion,
     NodeKey,
+    Phase,
     TraversalGraph,
     TraversalPlan,
     plan_traversal,
@@ -17,11 +16,11 @@ from conv_tasks.graph import (
 
 
 def U(name: str) -> NodeKey:
-    return NodeKey(UPDATE, name)
+    return NodeKey(Phase.UPDATE, name)
 
 
 def C(name: str) -> NodeKey:
-    return NodeKey(CLEANUP, name)
+    return NodeKey(Phase.CLEANUP, name)
 
 
 def row(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conv_tasks.graph import CLEANUP, UPDATE, ExistingVersion, NodeKey, TraversalGraph
+from conv_tasks.graph import ExistingVersion, NodeKey, Phase, TraversalGraph
 from conv_tasks.graph import plan_traversal as plan
 
 Edge = tuple[NodeKey, NodeKey]
@@ -43,10 +43,10 @@ rows_strategy = st.lists(
 def hard_edges(template: dict[str, frozenset[str]]) -> set[Edge]:
     edges: set[Edge] = set()
     for name, requires in template.items():
-        edges.add((NodeKey(UPDATE, name), NodeKey(CLEANUP, name)))
+        edges.add((NodeKey(Phase.UPDATE, name), NodeKey(Phase.CLEANUP, name)))
         for required in requires:
-            edges.add((NodeKey(UPDATE, required), NodeKey(UPDATE, name)))
-            edges.add((NodeKey(CLEANUP, name), NodeKey(CLEANUP, required)))
+            edges.add((NodeKey(Phase.UPDATE, required), NodeKey(Phase.UPDATE, name)))
+            edges.add((NodeKey(Phase.CLEANUP, name), NodeKey(Phase.CLEANUP, required)))
     return edges
 
 
@@ -58,8 +58,8 @@ def test_order_respects_hard_edges(
     result = plan(rows, template)
     graph = result.graph
     row_names = {row.name for row in rows}
-    expected_nodes = {NodeKey(UPDATE, n) for n in template} | {
-        NodeKey(CLEANUP, n) for n in {*template, *row_names}
+    expected_nodes = {NodeKey(Phase.UPDATE, n) for n in template} | {
+        NodeKey(Phase.CLEANUP, n) for n in {*template, *row_names}
     }
     assert graph.nodes == expected_nodes
 
@@ -75,10 +75,10 @@ def test_order_respects_hard_edges(
 
     # Every edge that is not hard is a soft edge drawn from some row's requirements.
     soft_candidates = {
-        (NodeKey(CLEANUP, row.name), NodeKey(CLEANUP, x))
+        (NodeKey(Phase.CLEANUP, row.name), NodeKey(Phase.CLEANUP, x))
         for row in rows
         for x in row.requires
-        if x != row.name and NodeKey(CLEANUP, x) in expected_nodes
+        if x != row.name and NodeKey(Phase.CLEANUP, x) in expected_nodes
     }
     assert set(graph.edges()) - hard <= soft_candidates
 
@@ -95,6 +95,6 @@ def test_order_respects_hard_edges(
 @settings(max_examples=200, deadline=None)
 @given(templates())
 def test_hard_edges_alone_never_cycle(template: dict[str, frozenset[str]]) -> None:
-    nodes = {NodeKey(p, n) for n in template for p in (UPDATE, CLEANUP)}
+    nodes = {NodeKey(p, n) for n in template for p in (Phase.UPDATE, Phase.CLEANUP)}
     graph = TraversalGraph(nodes, hard_edges(template))  # raises on a cycle
     assert len(graph.order()) == len(nodes)

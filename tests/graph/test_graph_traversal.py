@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.graph import CLEANUP, UPDATE, NodeKey, TraversalGraph
+from conv_tasks.graph import NodeKey, Phase, TraversalGraph
 
-UA, UB, UC = NodeKey(UPDATE, "a"), NodeKey(UPDATE, "b"), NodeKey(UPDATE, "c")
-CA, CB = NodeKey(CLEANUP, "a"), NodeKey(CLEANUP, "b")
+UA, UB, UC = NodeKey(Phase.UPDATE, "a"), NodeKey(Phase.UPDATE, "b"), NodeKey(Phase.UPDATE, "c")
+CA, CB = NodeKey(Phase.CLEANUP, "a"), NodeKey(Phase.CLEANUP, "b")
 
 
 def _graph() -> TraversalGraph:
@@ -44,7 +44,7 @@ def test_order_is_topological_and_complete() -> None:
 
 def test_unknown_node_is_key_error() -> None:
     with pytest.raises(KeyError):
-        _graph().successors(NodeKey(UPDATE, "zzz"))
+        _graph().successors(NodeKey(Phase.UPDATE, "zzz"))
 
 
 def test_immutable() -> None:

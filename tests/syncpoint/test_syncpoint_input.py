@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 import redis
+from graphs import points
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.syncpoint import SyncPointStore
+from conv_tasks.syncpoint import PointSpec, SyncPointStore
 
 T = "trav-1"
 Snapshot = Callable[[], dict[str, object]]
@@ -18,85 +19,76 @@ Snapshot = Callable[[], dict[str, object]]
 
 @pytest.fixture
 def prepared(store: SyncPointStore) -> SyncPointStore:
-    store.create(T, {"n": ["a", "b"], "m": ["a"]})
-    store.satisfy(T, "n", "a", {"v": 1})
+    store.create(T, points({"a": ["n", "m"], "b": ["n"]}))
+    store.finish(T, "a", {"v": 1})
     return store
 
 
-def test_unknown_predecessor_writes_nothing(prepared: SyncPointStore, snapshot: Snapshot) -> None:
-    before = snapshot()
-    heartbeat = prepared.last_heartbeat(T)
-    with pytest.raises(InvalidInput) as caught:
-        prepared.satisfy(T, "n", "stranger", {"v": 2})
-    assert caught.value.problems[0].path == "predecessor"
-    assert "'n'" in str(caught.value) and "'stranger'" in str(caught.value)
-    assert snapshot() == before
-    assert prepared.last_heartbeat(T) == heartbeat
-    assert prepared.waiting_for(T, "n") == frozenset({"b"})
-
-
 @pytest.mark.parametrize(
-    ("args", "path"),
+    ("args", "settled", "path"),
     [
-        (("", "n", "a", None), "traversal"),
-        (("t{x}", "n", "a", None), "traversal"),
-        ((T, "", "a", None), "node"),
-        ((T, "n", "", None), "predecessor"),
-        ((T, "n", 7, None), "predecessor"),
-        ((T, 3, "b", None), "node"),
-        ((T, "n", "b", {"when": object()}), "data"),
-        ((T, "n", "b", {"x": math.nan}), "data"),
-        ((T, "n", "b", {"x": {1, 2}}), "data"),
-        ((T, "n", "b", ["not", "a", "mapping"]), "data"),
+        (("", "b", None), (), "traversal"),
+        (("t{x}", "b", None), (), "traversal"),
+        ((T, "", None), (), "node"),
+        ((T, 3, None), (), "node"),
+        ((T, "b", {"when": object()}), (), "output"),
+        ((T, "b", {"x": math.nan}), (), "output"),
+        ((T, "b", {"x": {1, 2}}), (), "output"),
+        ((T, "b", ["not", "a", "mapping"]), (), "output"),
+        ((T, "b", None), ("",), "settled"),
+        ((T, "b", None), (7,), "settled"),
     ],
 )
-def test_malformed_satisfy_is_refused_before_redis(
-    prepared: SyncPointStore, snapshot: Snapshot, args: tuple[Any, ...], path: str
+def test_malformed_finish_is_refused_before_redis(
+    prepared: SyncPointStore,
+    snapshot: Snapshot,
+    args: tuple[Any, ...],
+    settled: tuple[Any, ...],
+    path: str,
 ) -> None:
     before = snapshot()
     with pytest.raises(InvalidInput) as caught:
-        prepared.satisfy(*args)
+        prepared.finish(*args, settled=settled)
     assert [p.path for p in caught.value.problems] == [path]
     assert snapshot() == before
 
 
 @pytest.mark.parametrize(
-    ("traversal", "waits", "paths"),
+    ("traversal", "specs", "paths"),
     [
-        ("", {"n": ["a"]}, ["traversal"]),
-        (None, {"n": ["a"]}, ["traversal"]),
-        ("a}b", {"n": ["a"]}, ["traversal"]),
-        (T, {"n": []}, ["waits.n"]),
-        (T, {"n": set()}, ["waits.n"]),
-        (T, {"n": "ab"}, ["waits.n"]),
-        (T, {"n": 5}, ["waits.n"]),
-        (T, {"n": ["a", ""]}, ["waits.n"]),
-        (T, {"n": ["a", 3]}, ["waits.n"]),
-        (T, {"": ["a"]}, ["waits['']"]),
-        (T, {4: ["a"]}, ["waits[4]"]),
-        (T, [("n", ["a"])], ["waits"]),
-        ("", {"ok": ["a"], "n": [], "": ["a"]}, ["traversal", "waits.n", "waits['']"]),
+        ("", {"n": PointSpec()}, ["traversal"]),
+        (None, {"n": PointSpec()}, ["traversal"]),
+        ("a}b", {"n": PointSpec()}, ["traversal"]),
+        (T, {"n": ["a"]}, ["points.n"]),
+        (T, {"n": PointSpec("ab")}, ["points.n.waits_for"]),  # type: ignore[arg-type]
+        (T, {"n": PointSpec(("a", ""))}, ["points.n.waits_for"]),
+        (T, {"n": PointSpec(("a", 3))}, ["points.n.waits_for"]),  # type: ignore[arg-type]
+        (T, {"n": PointSpec((), ("elsewhere",))}, ["points.n.then"]),
+        (T, {"": PointSpec()}, ["points['']"]),
+        (T, {4: PointSpec()}, ["points[4]"]),
+        (T, [("n", PointSpec())], ["points"]),
+        ("", {"ok": PointSpec(), "n": 5, "": PointSpec()}, ["traversal", "points.n", "points['']"]),
     ],
 )
 def test_malformed_create_writes_nothing(
-    store: SyncPointStore, snapshot: Snapshot, traversal: Any, waits: Any, paths: list[str]
+    store: SyncPointStore, snapshot: Snapshot, traversal: Any, specs: Any, paths: list[str]
 ) -> None:
     # A valid node first: it must not be written either.
-    if isinstance(waits, dict):
-        waits = {"first": ["a"], **waits}
+    if isinstance(specs, dict):
+        specs = {"first": PointSpec(("a",)), **specs}
     with pytest.raises(InvalidInput) as caught:
-        store.create(traversal, waits)
+        store.create(traversal, specs)
     assert [p.path for p in caught.value.problems] == paths
     assert snapshot() == {}
 
 
 def test_every_problem_is_named_once(store: SyncPointStore) -> None:
     with pytest.raises(InvalidInput) as caught:
-        store.create(T, {"web": [], "db": "x", "ok": ["a"]})
+        store.create(T, {"web": PointSpec((), ("nowhere",)), "db": "x", "ok": PointSpec()})
     message = str(caught.value)
     assert "2 problems" in message
-    assert "waits.web" in message and "'web' waits for no predecessor" in message
-    assert "waits.db" in message
+    assert "points.web.then" in message and "'nowhere'" in message
+    assert "points.db" in message
 
 
 @pytest.mark.parametrize(

@@ -1,9 +1,10 @@
-"""Many processes satisfy one SyncPoint at once, with redeliveries: it completes exactly once.
+"""Many processes finish the predecessors of one node at once, with redeliveries.
 
-Each predecessor is sent 1-3 times, in a shuffled order spread over several
-processes that start together. Exactly one call in all of them may see
-"completed", it must carry every predecessor's data, and every other call is
-"pending" or "duplicate".
+Each predecessor finishes 1-3 times, in a shuffled order spread over several
+processes that start together. The node is triggered first by exactly one
+call, with every predecessor's output; after that only repeats of that same
+predecessor trigger it again (its first trigger may have been lost), and no
+other predecessor ever does.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import Any
 
 import pytest
 import redis
+from graphs import points
 
-from conv_tasks.syncpoint import SyncPointStore
+from conv_tasks.syncpoint import FinishOutcome, SyncPointStore
 
 PREDECESSORS = 2000
 PROCESSES = 6
@@ -38,12 +40,12 @@ def _worker(
 ) -> None:
     client = redis.Redis.from_url(url)
     store = SyncPointStore(client, prefix=prefix)
-    seen: list[tuple[str, str, str | None, bool, dict[str, Any] | None]] = []
+    seen: list[tuple[str, str, dict[str, Any] | None]] = []
     barrier.wait(timeout=60)
     for pred in calls:
-        result = store.satisfy(TRAVERSAL, NODE, pred, _data(pred))
-        data = dict(result.data) if result.data is not None else None
-        seen.append((pred, result.outcome, result.completed_by, result.should_trigger(pred), data))
+        result = store.finish(TRAVERSAL, pred, _data(pred))
+        data = dict(result.triggered).get(NODE)
+        seen.append((pred, str(result.outcome), dict(data) if data is not None else None))
     results.put(seen)
     client.close()
 
@@ -58,7 +60,7 @@ def test_race_completes_exactly_once(redis_url: str, prefix: str, seed: int) -> 
 
     client = redis.Redis.from_url(redis_url)
     store = SyncPointStore(client, prefix=prefix)
-    store.create(TRAVERSAL, {NODE: preds})
+    store.create(TRAVERSAL, points({pred: [NODE] for pred in preds}))
 
     # spawn, not fork: the test process may hold threads (Celery, connection pools) that a
     # forked child would inherit in a locked state.
@@ -77,30 +79,18 @@ def test_race_completes_exactly_once(redis_url: str, prefix: str, seed: int) -> 
         assert proc.exitcode == 0
     assert len(seen) == len(calls)
 
-    outcomes = Counter(outcome for _, outcome, _, _, _ in seen)
-    assert outcomes["completed"] == 1
-    assert set(outcomes) <= {"completed", "pending", "duplicate"}
-    # Each predecessor counted exactly once; every repeat is a duplicate.
-    assert outcomes["completed"] + outcomes["pending"] == PREDECESSORS
-    assert outcomes["duplicate"] == len(calls) - PREDECESSORS
+    outcomes = Counter(outcome for _, outcome, _ in seen)
+    assert outcomes[FinishOutcome.OK] == PREDECESSORS
+    assert outcomes[FinishOutcome.REPEAT] == len(calls) - PREDECESSORS
 
-    [winner] = [call for call in seen if call[1] == "completed"]
-    completer = winner[0]
+    triggers = [(pred, data) for pred, _, data in seen if data is not None]
+    completer = triggers[0][0] if triggers else None
     expected = {pred: _data(pred) for pred in preds}
-    assert winner[2] == completer
-    assert winner[3] is True
-    assert winner[4] == expected
-
-    for pred, outcome, completed_by, trigger, data in seen:
-        if outcome == "pending":
-            assert (completed_by, trigger, data) == (None, False, None)
-        elif outcome == "duplicate" and pred == completer:
-            # Only after the point completed can the completer repeat itself.
-            assert (completed_by, trigger, data) == (completer, True, expected)
-        elif outcome == "duplicate":
-            assert completed_by in (None, completer)
-            assert (trigger, data) == (False, None)
-    assert sum(1 for call in seen if call[3]) == Counter(calls)[completer]
+    # Only one predecessor ever triggers the node, with everyone's output, on its first call
+    # and on each of its repeats.
+    assert {pred for pred, _ in triggers} == {completer}
+    assert all(data == expected for _, data in triggers)
+    assert len(triggers) == Counter(calls)[completer]
 
     assert store.waiting_for(TRAVERSAL, NODE) == frozenset()
     assert store.data(TRAVERSAL, NODE) == expected

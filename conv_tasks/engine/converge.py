@@ -1,0 +1,346 @@
+"""The update half of a resource's traversal: converge its head version to the template.
+
+claim (one statement) → decide (pure) → act through the plugin → write the
+outcome (one statement) → hand the output on (one Redis call). A create that
+finishes in its first step costs no other statement: its IN_PROGRESS event is
+written with the outcome. An update or replacement first writes the new
+version (one more statement), so that a step started again after a crash
+acts on the same version with the same idempotency token.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+
+from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion, StackState
+from conv_tasks.engine.actions import StepResult, action_context, run_step
+from conv_tasks.engine.decide import Verdict, decide
+from conv_tasks.engine.definition import PreparedResource, StackDefinition
+from conv_tasks.engine.delivery import NodeRun, Outcome
+from conv_tasks.engine.payload import NodeOutput
+from conv_tasks.engine.status import Action, Status
+from conv_tasks.errors import ConvTasksError
+from conv_tasks.graph import NodeKey
+from conv_tasks.resources import ResourceType
+from conv_tasks.template import ResourceData
+
+
+def converge(run: NodeRun) -> Outcome:
+    claim = run.claim(cleanup=False, in_template=True)
+    if claim.stack is None:
+        return Outcome.STACK_GONE
+    head = _head(claim.versions)
+    if head is None or not head.held:
+        if not run.current:
+            return Outcome.SUPERSEDED
+        if head is None:
+            return run.fail_unclaimed("the resource has no version to converge")
+        return run.recheck_later() if claim.queued else run.retry_soon()
+    if head.status == Status.IN_PROGRESS and run.task.poll and head.lock_nonce == run.nonce:
+        return _poll(run, head, claim)
+    if not run.current:
+        run.write(head, {})  # held by our nonce only: a retried delivery of a superseded node
+        return Outcome.SUPERSEDED
+    definition = run.definition()
+    deadline = _deadline(claim.stack)
+    if deadline is not None and datetime.now(UTC) > deadline:
+        minutes = claim.stack.timeout_mins
+        return _fail(run, head, f"the stack operation timed out after {minutes} minute(s)")
+    try:
+        prepared = definition.prepare(run.name, _inputs(run, definition), run.env.registry)
+    except ConvTasksError as exc:
+        return _fail(run, head, definition.redact(str(exc)))
+    plugin = prepared.resource_type()
+    decision = decide(
+        head,
+        claim.versions,
+        type_name=prepared.resolved.type,
+        definition_hash=prepared.resolved.definition_hash,
+        properties=prepared.properties,
+        needs_replacement=plugin.needs_replacement,
+    )
+    wanted = definition.attributes_needed.get(run.name, frozenset())
+    target = _target(run, definition, prepared)
+    verdict = decision.verdict
+    if verdict == Verdict.NOOP:
+        return _converged(run, head, claim, plugin, wanted, target)
+    if verdict == Verdict.REINSTATE:
+        return _reinstate(run, head, decision.version, claim, plugin, wanted, target)
+    if verdict == Verdict.RESUME:
+        return _resume(run, head, claim, wanted)
+    if verdict == Verdict.CREATE:
+        ctx = action_context(
+            run.env, run.task.stack_id, head, Action.CREATE, properties=prepared.properties
+        )
+        step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
+        started = datetime.fromtimestamp(ctx.started_at, UTC)
+        intent = {**target, "action": Action.CREATE, "action_started_at": started}
+        return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
+    return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
+
+
+def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
+    heads = [v for v in versions if v.replaced_by is None]
+    return max(heads, key=lambda v: v.version) if heads else None
+
+
+def _deadline(stack: StackState) -> datetime | None:
+    if not stack.timeout_mins or stack.started_at is None:
+        return None
+    return stack.started_at + timedelta(minutes=stack.timeout_mins)
+
+
+def _target(
+    run: NodeRun, definition: StackDefinition, prepared: PreparedResource
+) -> dict[str, Any]:
+    """What a version converged to this template records about its definition."""
+    resolved = prepared.resolved
+    return {
+        "type": resolved.type,
+        "properties_data": prepared.properties,
+        "definition_hash": resolved.definition_hash,
+        "template_id": run.task.template_id,
+        "requires": sorted(definition.dependencies.get(run.name, ())),
+        "deletion_policy": resolved.deletion_policy,
+    }
+
+
+def _inputs(run: NodeRun, definition: StackDefinition) -> dict[str, ResourceData]:
+    """The outputs of the resources this one depends on: from the predecessors' SyncPoint
+    data, or, where that was lost (Redis, a wake-up, a restart), from the database."""
+    inputs = {
+        name: ResourceData(output.ref, dict(output.attrs))
+        for name, output in run.task.inputs().items()
+    }
+    missing = [dep for dep in definition.dependencies.get(run.name, ()) if dep not in inputs]
+    if missing:
+        for name, stored in run.store.outputs(missing).items():
+            inputs[name] = ResourceData(stored.get("ref"), dict(stored.get("attributes") or {}))
+    return inputs
+
+
+def _fail(run: NodeRun, head: ResourceVersion, reason: str) -> Outcome:
+    """Fail before acting: the version is unchanged, the failure is an event."""
+    action = Action.CREATE if head.action == Action.INIT else Action.UPDATE
+    run.write(head, {}, [NodeEvent(action, Status.FAILED, reason, head.physical_id)])
+    run.hand_on(NodeOutput(failed=(f"{run.name}: {reason}",)), settled=run.own_cleanup())
+    return Outcome.FAILED
+
+
+def _settled(
+    run: NodeRun, claim: Claim, kept: ResourceVersion, purged: int | None
+) -> tuple[NodeKey, ...]:
+    """Our clean-up node is settled when no other version of the resource is left to purge."""
+    left = [v for v in claim.versions if v.id != kept.id and v.id != purged]
+    return () if left else run.own_cleanup()
+
+
+def _new_version(
+    run: NodeRun,
+    head: ResourceVersion,
+    claim: Claim,
+    reason: str,
+    verdict: Verdict,
+    prepared: PreparedResource,
+    target: Mapping[str, Any],
+    wanted: frozenset[str],
+) -> Outcome:
+    in_place = verdict == Verdict.UPDATE
+    action = Action.UPDATE if in_place else Action.CREATE
+    fields = {
+        **target,
+        "action": action,
+        "physical_id": head.physical_id if in_place else None,
+        "plugin_data": dict(head.plugin_data) if in_place else {},
+        "status_reason": reason,
+        "action_started_at": datetime.now(UTC),
+    }
+    try:
+        new, woken = run.store.start_version(
+            head,
+            version=max(v.version for v in claim.versions) + 1,
+            in_place=in_place,
+            fields=fields,
+            reason="" if in_place else f"replacing version {head.version}",
+            ttl=run.ttl,
+        )
+    except IntegrityError:
+        # Another node made that version first (our lease had run out): it carries on.
+        return Outcome.LOST_LEASE
+    run.wake(woken)
+    if new is None:
+        return Outcome.LOST_LEASE
+    ctx = action_context(
+        run.env,
+        run.task.stack_id,
+        new,
+        action,
+        properties=prepared.properties,
+        old_properties=head.properties if in_place else None,
+    )
+    step = run_step(prepared.resource_type(), ctx, first=True, wanted_attributes=wanted)
+    return _after_step(run, new, action, step, claim)
+
+
+def _resume(run: NodeRun, head: ResourceVersion, claim: Claim, wanted: frozenset[str]) -> Outcome:
+    """Carry on an action whose worker died: start its step again with the same token."""
+    return _step(run, head, claim, wanted, first=True)
+
+
+def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
+    if run.current:
+        deadline = _deadline(claim.stack) if claim.stack else None
+        if deadline is not None and datetime.now(UTC) > deadline:
+            minutes = claim.stack.timeout_mins if claim.stack else 0
+            step = StepResult(True, f"the stack operation timed out after {minutes} minute(s)")
+            return _after_step(run, version, Action(version.action), step, claim)
+        wanted = run.definition().attributes_needed.get(run.name, frozenset())
+    else:
+        wanted = frozenset()
+    return _step(run, version, claim, wanted, first=False)
+
+
+def _step(
+    run: NodeRun,
+    version: ResourceVersion,
+    claim: Claim,
+    wanted: frozenset[str],
+    *,
+    first: bool,
+) -> Outcome:
+    action = Action(version.action)
+    old = next((v for v in claim.versions if v.id == version.replaces), None)
+    ctx = action_context(
+        run.env,
+        run.task.stack_id,
+        version,
+        action,
+        properties=version.properties,
+        old_properties=old.properties if old is not None and action == Action.UPDATE else None,
+    )
+    plugin = run.env.registry.get(version.type)()
+    step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)
+    return _after_step(run, version, action, step, claim)
+
+
+def _after_step(
+    run: NodeRun,
+    version: ResourceVersion,
+    action: Action,
+    step: StepResult,
+    claim: Claim,
+    *,
+    intent: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Record what one step of the action did. `intent` carries what a create not yet
+    recorded as started must write with its outcome (and its IN_PROGRESS event)."""
+    started = [NodeEvent(action, Status.IN_PROGRESS)] if intent else []
+    recorded = dict(intent or {})
+    if not step.done:
+        fields = {
+            **recorded,
+            "status": Status.IN_PROGRESS,
+            "plugin_data": step.data,
+            "physical_id": step.physical_id,
+        }
+        written = run.write(version, fields, started, release=False, ttl=run.ttl + step.poll_after)
+        return run.poll_later(step.poll_after) if written.ok else Outcome.LOST_LEASE
+    if step.failed is not None:
+        reason = run.redact(step.failed)
+        physical_id = step.physical_id or version.physical_id
+        fields = {
+            **recorded,
+            "status": Status.FAILED,
+            "status_reason": reason,
+            "plugin_data": dict(step.data) if step.data else dict(version.plugin_data),
+            "physical_id": physical_id,
+        }
+        events = [*started, NodeEvent(action, Status.FAILED, reason, physical_id)]
+        if not run.write(version, fields, events).ok:
+            return Outcome.LOST_LEASE
+        run.hand_on(NodeOutput(failed=(f"{run.name}: {reason}",)), settled=run.own_cleanup())
+        return Outcome.FAILED
+    if action == Action.DELETE:
+        # An update node finishing a delete a dead worker began; then it converges afresh.
+        fields = {"status": Status.COMPLETE, "physical_id": None}
+        run.write(version, fields, [NodeEvent(Action.DELETE, Status.COMPLETE)])
+        run.flush()
+        fresh = run.task.again(nonce=None, poll=False, attempt=0)
+        run.env.dispatcher.node(fresh.to_payload())
+        return Outcome.RESUMED_DELETE
+    fields = {
+        **recorded,
+        "action": action,
+        "status": Status.COMPLETE,
+        "status_reason": "",
+        "physical_id": step.physical_id,
+        "plugin_data": step.data,
+        "attr_data": {"ref": step.reference, "attributes": dict(step.attributes)},
+    }
+    events = [*started, NodeEvent(action, Status.COMPLETE, "", step.physical_id)]
+    written = run.write(version, fields, events, purge=version.replaces)
+    if not written.ok:
+        return Outcome.LOST_LEASE
+    purged = version.replaces if written.purged else None
+    settled = _settled(run, claim, version, purged)
+    run.hand_on(NodeOutput(step.reference, dict(step.attributes)), settled=settled)
+    return Outcome.COMPLETE
+
+
+def _converged(
+    run: NodeRun,
+    version: ResourceVersion,
+    claim: Claim,
+    plugin: ResourceType,
+    wanted: frozenset[str],
+    target: Mapping[str, Any],
+) -> Outcome:
+    """Nothing to change: refresh what the template records, hand the stored output on."""
+    stored = version.attributes
+    ref = stored.get("ref")
+    attrs = dict(stored.get("attributes") or {})
+    if not wanted <= attrs.keys():
+        ctx = action_context(
+            run.env, run.task.stack_id, version, Action.UPDATE, properties=version.properties
+        )
+        try:
+            fresh = dict(plugin.attributes(ctx))
+            attrs.update({k: fresh[k] for k in wanted if k in fresh})
+            ref = plugin.reference(ctx)
+        except Exception as exc:
+            return _fail(run, version, run.redact(f"reading attributes failed: {exc}"))
+    recorded = {
+        "template_id": target["template_id"],
+        "requires": target["requires"],
+        "deletion_policy": target["deletion_policy"],
+        "attr_data": {"ref": ref, "attributes": attrs},
+    }
+    if not run.write(version, recorded).ok:
+        return Outcome.LOST_LEASE
+    picked = {k: attrs[k] for k in wanted if k in attrs}
+    run.hand_on(NodeOutput(ref, picked), settled=_settled(run, claim, version, None))
+    return Outcome.NOOP
+
+
+def _reinstate(
+    run: NodeRun,
+    head: ResourceVersion,
+    keep: ResourceVersion,
+    claim: Claim,
+    plugin: ResourceType,
+    wanted: frozenset[str],
+    target: Mapping[str, Any],
+) -> Outcome:
+    """An older version already matches: make it the head again instead of acting."""
+    kept, woken = run.store.reinstate(
+        head, keep, reason=f"version {keep.version} reinstated", ttl=run.ttl
+    )
+    run.wake(woken)
+    if kept is None:
+        run.write(head, {})  # another node holds the version we want: let go, try again soon
+        return run.retry_soon()
+    return _converged(run, kept, claim, plugin, wanted, target)
