@@ -135,6 +135,17 @@ class Definitions:
         self._cache.put(template_id, definition, definition_weight(template_text, parameters_text))
         return definition
 
+    def remember(
+        self,
+        template_id: int,
+        definition: StackDefinition,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+    ) -> None:
+        """Keep a definition just built for a template just stored."""
+        weight = definition_weight(json.dumps(template), json.dumps(parameters))
+        self._cache.put(template_id, definition, weight)
+
     def of(
         self, template_id: int, template: Mapping[str, Any], parameters: Mapping[str, Any]
     ) -> StackDefinition:
@@ -143,8 +154,7 @@ class Definitions:
         if found is not None:
             return found
         definition = StackDefinition.build(template, parameters)
-        weight = definition_weight(json.dumps(template), json.dumps(parameters))
-        self._cache.put(template_id, definition, weight)
+        self.remember(template_id, definition, template, parameters)
         return definition
 
 

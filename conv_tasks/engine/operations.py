@@ -76,6 +76,7 @@ def create_stack(
             raw = template_repo.add_template(
                 session, dict(definition.template.raw), dict(parameters)
             )
+            env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -130,6 +131,7 @@ def update_stack(
         values = {**current.parameters, **parameters} if keep else dict(parameters)
         definition = StackDefinition.build(source, values, env.registry)
         raw = template_repo.add_template(session, dict(definition.template.raw), values)
+        env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:

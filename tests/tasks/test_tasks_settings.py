@@ -131,3 +131,33 @@ def test_every_problem_is_reported_together() -> None:
     with pytest.raises(InvalidInput) as caught:
         Settings.from_env(env)
     assert sorted(problem_paths(caught.value)) == sorted(env)
+
+
+def test_task_event_flags_and_cache_budget() -> None:
+    defaults = Settings.from_env({})
+    assert (defaults.task_events, defaults.task_sent_events) == (True, False)
+    assert defaults.cache_bytes == 128 * 2**20
+    chosen = Settings.from_env(
+        {
+            "CONV_TASKS_TASK_EVENTS": "off",
+            "CONV_TASKS_TASK_SENT_EVENTS": "1",
+            "CONV_TASKS_CACHE_MB": "0.5",
+        }
+    )
+    assert (chosen.task_events, chosen.task_sent_events) == (False, True)
+    assert chosen.cache_bytes == 2**19
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("CONV_TASKS_TASK_EVENTS", "maybe"),
+        ("CONV_TASKS_TASK_SENT_EVENTS", "2"),
+        ("CONV_TASKS_CACHE_MB", "-1"),
+        ("CONV_TASKS_CACHE_MB", "lots"),
+    ],
+)
+def test_bad_flags_and_budgets_are_named(name: str, value: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({name: value})
+    assert problem_paths(caught.value) == [name]
