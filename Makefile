@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg2://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services test test-fast lint chaos bench demo clean
+.PHONY: setup services test test-fast lint chaos bench bench-quick demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,9 +34,20 @@ lint: setup
 	$(BIN)/ruff format --check conv_tasks tests celeryconfig.py benchmarks
 	$(BIN)/mypy
 
+# Engine benchmark numbers also go to $(BENCH_JSON) (see benchmarks/bench_engine.py --help).
+BENCH_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-engine.json
+
+# Planner, then the engine against a bare Celery hop: timing at 100, 1,000 and 10,000
+# resources, round trips counted at 100 and 1,000 with task events off and on. Long.
 bench: setup services
 	$(BIN)/python benchmarks/bench_planner.py
-	$(BIN)/python benchmarks/bench_engine.py
+	$(BIN)/python benchmarks/bench_engine.py --sizes 100,1000,10000 --count-sizes 100,1000 \
+		--json $(BENCH_JSON)
+
+# The engine benchmark at 100 and 1,000 resources only: a few minutes.
+bench-quick: setup services
+	$(BIN)/python benchmarks/bench_engine.py --sizes 100,1000 --count-sizes 100,1000 \
+		--json $(BENCH_JSON)
 
 demo: setup services
 	$(BIN)/python -m conv_tasks.demo

@@ -1,153 +1,141 @@
-"""Engine benchmark: conv_tasks traversals against a bare Celery task chain, in one run.
+"""Engine benchmark: conv_tasks traversals against a bare Celery hop on the same broker, in one run.
 
-Starts its own worker processes (solo pool, so each process's statement
-counter and peak memory can be read with `celery inspect conv_stats`) on a
-benchmark database, then measures:
+    python benchmarks/bench_engine.py [--sizes 100,1000,10000] [--count-sizes 100,1000]
+                                      [--workers 2] [--json out.json]
 
-- baseline: a bare Celery task relaying a token N times on the same broker;
-- stacks of OS::Heat::None resources as a chain, a fan-out/fan-in and a random DAG.
+Everything it uses is its own: a private redis-server on a free port (broker,
+SyncPoints and results in three of its databases, stopped at the end) and the
+`conv_tasks_bench` database, dropped, recreated and migrated. It never
+flushes or restarts a shared service. Two passes:
 
-For each: seconds, nodes (update + clean-up), per-node time as a ratio to one
-bare task hop, SQL statements per node, and the workers' peak memory.
+- timing (no proxies): the bare Celery app (benchmarks/bare_app.py) relays a
+  no-op task and fans in, on workers of the same number and pool as
+  conv_tasks'; then chain, 1 -> N -> 1 fan and random DAG stacks of
+  OS::Heat::None at each size through create, update (every resource in
+  place) and delete. Each as ms per resource and as a multiple of the bare hop.
+- counting (one solo worker behind TCP proxies, benchmarks/proxies.py): per
+  resource, SQL statements, PostgreSQL round trips, transactions, Redis round
+  trips to the broker, the SyncPoints and the results, Celery messages; with
+  task events off and on. The bare hop is counted first, to validate the
+  method (about 4 broker round trips per hop).
 
-    python benchmarks/bench_engine.py [--sizes 100,1000,10000] [--workers 2]
+It only reports; it asserts nothing about time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import random
+import platform
 import subprocess
+import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
-from conv_tasks.celery_processes import CeleryProcesses
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-ROOT = Path(__file__).resolve().parent.parent
-BENCH_ENV = {
-    "CONV_TASKS_DATABASE_URL": "postgresql+psycopg2://postgres@127.0.0.1:5432/conv_tasks_bench",
-    "CONV_TASKS_BROKER_URL": "redis://127.0.0.1:6379/10",
-    "CONV_TASKS_REDIS_URL": "redis://127.0.0.1:6379/11",
-    "CONV_TASKS_RESULT_BACKEND": "redis://127.0.0.1:6379/11",
-    "CONV_TASKS_REDIS_PREFIX": "bench",
-}
-os.environ.update(BENCH_ENV)
+from benchmarks import report
+from benchmarks.config import DEFAULT_DATABASE_URL, EVENT_MODES, Config, Stage
+from benchmarks.services import ROOT, PrivateRedis, recreate_database
+from benchmarks.shapes import SHAPES
 
 
-def _chain(n: int) -> dict[str, Any]:
-    res = {"r0": {"type": "OS::Heat::None"}}
-    for i in range(1, n):
-        res[f"r{i}"] = {"type": "OS::Heat::None", "depends_on": [f"r{i - 1}"]}
-    return res
+def _ints(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",") if part.strip())
 
 
-def _fan(n: int) -> dict[str, Any]:
-    res: dict[str, Any] = {"root": {"type": "OS::Heat::None"}}
-    middle = [f"m{i}" for i in range(max(1, n - 2))]
-    for name in middle:
-        res[name] = {"type": "OS::Heat::None", "depends_on": ["root"]}
-    res["sink"] = {"type": "OS::Heat::None", "depends_on": middle}
-    return res
+def _words(text: str, allowed: Any) -> tuple[str, ...]:
+    words = tuple(part.strip() for part in text.split(",") if part.strip())
+    for word in words:
+        if word not in allowed:
+            raise SystemExit(f"unknown {word!r}: choose from {', '.join(allowed)}")
+    return words
 
 
-def _random_dag(n: int, seed: int = 7) -> dict[str, Any]:
-    rng = random.Random(seed)
-    res: dict[str, Any] = {}
-    for i in range(n):
-        deps = sorted({f"r{rng.randrange(i)}" for _ in range(min(i, 3))}) if i else []
-        res[f"r{i}"] = {"type": "OS::Heat::None", **({"depends_on": deps} if deps else {})}
-    return res
-
-
-SHAPES = {"chain": _chain, "fan": _fan, "random": _random_dag}
-
-
-def _stats(app: Any) -> tuple[int, int]:
-    answers = app.control.broadcast("conv_stats", reply=True, timeout=5.0) or []
-    replies = [reply for answer in answers for reply in answer.values()]
-    statements = sum(r["sql_statements"] for r in replies)
-    memory = max((r["max_rss_kb"] for r in replies), default=0)
-    return statements, memory
-
-
-def _baseline(app: Any, hops: int) -> float:
-    from conv_tasks.redis_client import get_redis
-
-    key = f"bench:relay:{uuid.uuid4().hex}"
-    start = time.perf_counter()
-    app.send_task("conv_tasks.health.relay", kwargs={"remaining": hops, "done_key": key})
-    while not get_redis().exists(key):
-        time.sleep(0.005)
-    return (time.perf_counter() - start) / hops
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="100,1000,10000")
-    parser.add_argument("--workers", type=int, default=2)
+def parse_args(argv: list[str] | None = None) -> tuple[Config, Path | None, set[str]]:
+    doc = __doc__ or ""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--sizes", default="100,1000,10000", help="timing pass sizes")
     parser.add_argument("--shapes", default="chain,fan,random")
-    parser.add_argument("--timeout", type=float, default=1800)
-    args = parser.parse_args()
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (timing)")
+    parser.add_argument("--pool", default="solo", help="Celery pool of every worker (timing)")
+    parser.add_argument("--concurrency", type=int, default=1, help="per worker (timing)")
+    parser.add_argument("--hops", type=int, default=2000, help="bare relay length (timing)")
+    parser.add_argument(
+        "--task-events", default="on", choices=sorted(EVENT_MODES), help="timing pass"
+    )
+    parser.add_argument("--count-sizes", default="100,1000", help="counting pass sizes")
+    parser.add_argument("--count-events", default="off,on", help="counting passes: off,on,sent")
+    parser.add_argument("--count-hops", type=int, default=500, help="bare relay (counting)")
+    parser.add_argument("--passes", default="timing,counting")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="per operation, seconds")
+    parser.add_argument("--settle", type=float, default=0.5, help="seconds after an operation")
+    parser.add_argument("--database-url", default=DEFAULT_DATABASE_URL)
+    parser.add_argument("--json", type=Path, help="also write every number to this file")
+    args = parser.parse_args(argv)
+    cfg = Config(
+        sizes=_ints(args.sizes),
+        shapes=_words(args.shapes, SHAPES),
+        workers=args.workers,
+        pool=args.pool,
+        concurrency=args.concurrency,
+        hops=args.hops,
+        task_events=args.task_events,
+        count_sizes=_ints(args.count_sizes),
+        count_modes=_words(args.count_events, EVENT_MODES),
+        count_hops=args.count_hops,
+        timeout=args.timeout,
+        settle=args.settle,
+        database_url=args.database_url,
+    )
+    return cfg, args.json, set(_words(args.passes, ("timing", "counting")))
 
-    subprocess.run([str(ROOT / "scripts" / "ensure-services.sh")], check=True)
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
 
-    from conv_tasks.db.migrate import upgrade
-
-    url = make_url(BENCH_ENV["CONV_TASKS_DATABASE_URL"])
-    admin = create_engine(url.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{url.database}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{url.database}"'))
-    admin.dispose()
-    upgrade(BENCH_ENV["CONV_TASKS_DATABASE_URL"])
+def _versions() -> dict[str, str]:
+    import celery
+    import kombu
     import redis
 
-    for db in (10, 11):
-        redis.Redis(db=db).flushdb()
+    return {
+        "python": platform.python_version(),
+        "celery": celery.__version__,
+        "kombu": kombu.__version__,
+        "redis-py": redis.__version__,
+        "cpus": str(os.cpu_count()),
+    }
 
-    procs = CeleryProcesses(Path(tempfile.gettempdir()) / "conv-tasks-bench", env=BENCH_ENV)
-    for i in range(args.workers):
-        procs.start_worker(f"bench{i}", pool="solo", loglevel="WARNING")
+
+def main(argv: list[str] | None = None) -> None:
+    cfg, json_path, passes = parse_args(argv)
+    subprocess.run([str(ROOT / "scripts" / "ensure-services.sh")], check=True)
+    workdir = Path(tempfile.mkdtemp(prefix="conv-tasks-bench-"))
+    redis_server = PrivateRedis(workdir / "redis")
+    redis_server.start()
+    stage = Stage(redis_server, cfg.database_url, workdir / "logs")
+    # The benchmark process talks to the same services directly (never through a proxy),
+    # and conv_tasks reads its settings once: set them before it is imported.
+    os.environ.update(stage.env(cfg.task_events))
+    print(f"private redis-server on port {redis_server.port}; logs in {workdir}", flush=True)
+    started = time.time()
+    results: dict[str, Any] = {"versions": _versions(), "config": cfg.__dict__}
     try:
-        from conv_tasks.client import Client
-        from conv_tasks.tasks.app import app
+        recreate_database(cfg.database_url)
+        if "timing" in passes:
+            from benchmarks.timing import timing_pass
 
-        procs.wait_ready()
-        _baseline(app, 50)  # warm up
-        hop = _baseline(app, 2000)
-        print(f"baseline: bare Celery task hop {hop * 1000:.2f} ms (2000-hop relay, same broker)")
-        print(
-            f"{'shape':<8}{'size':>7}{'nodes':>8}{'seconds':>10}{'ms/node':>9}"
-            f"{'x bare':>8}{'SQL/node':>10}{'peak MB':>9}"
-        )
-        client = Client(tenant="bench", timeout=600)
-        for size in [int(s) for s in args.sizes.split(",")]:
-            for shape in args.shapes.split(","):
-                tmpl = {"heat_template_version": "2018-08-31", "resources": SHAPES[shape](size)}
-                before, _ = _stats(app)
-                start = time.perf_counter()
-                result = client.create(f"{shape}-{size}", tmpl)
-                final = client.wait(result["stack_id"], timeout=args.timeout, interval=0.2)
-                seconds = time.perf_counter() - start
-                after, memory = _stats(app)
-                nodes = 2 * size
-                per_node = seconds / nodes
-                print(
-                    f"{shape:<8}{size:>7}{nodes:>8}{seconds:>10.2f}{per_node * 1000:>9.2f}"
-                    f"{per_node / hop:>8.1f}{(after - before) / nodes:>10.1f}"
-                    f"{memory / 1024:>9.0f}  {final['status']}",
-                    flush=True,
-                )
-                client.delete(result["stack_id"])
-                client.wait(result["stack_id"], timeout=args.timeout, interval=0.2)
+            results["timing"] = timing_pass(cfg, stage)
+        if "counting" in passes and cfg.count_sizes:
+            from benchmarks.counting import counting_pass
+
+            results["counting"] = counting_pass(cfg, stage)
     finally:
-        procs.stop_all(timeout=30)
+        redis_server.stop()
+        results["seconds"] = time.time() - started
+        if json_path is not None:
+            report.write_json(json_path, results)
+    print(f"\nengine benchmark finished in {results['seconds']:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,90 @@
+"""The timing pass: no proxies, as many workers as asked, wall-clock time only.
+
+First the bare Celery app alone (relay hop, fan-in at each size), with the
+same number and pool of workers; then conv_tasks' workers alone, walking
+every shape at every size through create, update (every resource in place)
+and delete.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from benchmarks import bare_app, report
+from benchmarks.baseline import OPERATIONS, fan_in, relay, run_operation
+from benchmarks.config import SYNCPOINT_DB, Config, Stage
+from benchmarks.services import StackWatcher, Workers
+
+
+def bare_baseline(cfg: Config, stage: Stage) -> dict[str, Any]:
+    keys = stage.redis.client(SYNCPOINT_DB)
+    workers = Workers("benchmarks.bare_app", stage.env(cfg.task_events), stage.log_dir, "bare")
+    workers.start(cfg.workers, pool=cfg.pool, concurrency=cfg.concurrency)
+    try:
+        workers.wait_ready(bare_app.app)
+        relay(keys, 50)  # warm up: connections, imports
+        fan_in(keys, 50)
+        hop = relay(keys, cfg.hops) / cfg.hops
+        widths = {size: fan_in(keys, size) for size in cfg.sizes}
+    finally:
+        workers.stop()
+    return {"hop_ms": hop * 1000, "hops": cfg.hops, "fan_in_s": widths}
+
+
+def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
+    from conv_tasks.client import Client
+    from conv_tasks.tasks.app import app
+
+    bare = bare_baseline(cfg, stage)
+    hop_ms = bare["hop_ms"]
+    report.print_bare_timing(bare, cfg)
+
+    workers = Workers("conv_tasks.tasks.app", stage.env(cfg.task_events), stage.log_dir, "conv")
+    workers.start(cfg.workers, pool=cfg.pool, concurrency=cfg.concurrency)
+    client = Client(tenant="bench-timing", timeout=cfg.timeout)
+    watcher = StackWatcher(stage.database_url)
+    runs: list[dict[str, Any]] = []
+    rss: dict[int, list[float]] = {}
+    try:
+        workers.wait_ready(app)
+        stack = "warm-up"
+        for operation in OPERATIONS:  # warm up: connections, caches, imports
+            stack, _ = run_operation(client, watcher, "chain", 10, operation, stack, cfg.timeout)
+        report.print_timing_header()
+        for size in cfg.sizes:
+            for shape in cfg.shapes:
+                stack = f"{shape}-{size}"
+                for operation in OPERATIONS:
+                    pushes = stage.redis.command_calls("lpush")
+                    stack, op = run_operation(
+                        client, watcher, shape, size, operation, stack, cfg.timeout
+                    )
+                    # Every LPUSH is one published task; one of them was the client's request.
+                    tasks = stage.redis.command_calls("lpush") - pushes - 1
+                    row = {
+                        **asdict(op),
+                        "ms_per_resource": op.seconds * 1000 / op.resources,
+                        "x_bare_hop": op.seconds * 1000 / op.resources / hop_ms,
+                        "tasks_published": tasks,
+                    }
+                    if shape == "fan" and operation == "create":
+                        row["x_bare_fan_in"] = op.seconds / bare["fan_in_s"][size]
+                    # The public API agrees (outside the timed interval).
+                    row["api_status"] = client.wait(stack, timeout=120, interval=0.2)["status"]
+                    runs.append(row)
+                    report.print_timing_row(row)
+            rss[size] = workers.rss_mb()
+            report.print_rss(size, rss[size])
+    finally:
+        watcher.close()
+        workers.stop()
+    return {
+        "workers": cfg.workers,
+        "pool": cfg.pool,
+        "concurrency": cfg.concurrency,
+        "task_events": cfg.task_events,
+        "bare": bare,
+        "runs": runs,
+        "rss_mb": rss,
+    }
