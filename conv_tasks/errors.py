@@ -113,12 +113,6 @@ class Conflict(ConvTasksError):
     code = "conflict"
 
 
-class TraversalSuperseded(ConvTasksError):
-    """A newer operation took over the stack; the older traversal stops."""
-
-    code = "superseded"
-
-
 class LostRace(ConvTasksError):
     """Another operation swapped in its traversal first; ours was undone."""
 

@@ -14,28 +14,11 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import Resource
+from conv_tasks.db.node_statements import WRITABLE as NODE_WRITABLE
 from conv_tasks.db.validation import require_fields, require_id
 from conv_tasks.graph import ExistingVersion
 
-WRITABLE = frozenset(
-    {
-        "type",
-        "physical_id",
-        "action",
-        "status",
-        "status_reason",
-        "template_id",
-        "properties_data",
-        "attr_data",
-        "plugin_data",
-        "definition_hash",
-        "requires",
-        "deletion_policy",
-        "replaces",
-        "replaced_by",
-        "action_started_at",
-    }
-)
+WRITABLE = NODE_WRITABLE | {"replaces", "replaced_by"}
 
 
 def versions(session: Session, stack_id: str) -> Sequence[Resource]:

@@ -11,10 +11,10 @@ from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.sandbox import PostgresSandbox
 from conv_tasks.db.session import node_connection
 from conv_tasks.engine.definition import Definitions, default_definitions
-from conv_tasks.redis_client import get_redis
 from conv_tasks.resources import Registry, Sandbox, default_registry
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.syncpoint import SyncPointStore
+from conv_tasks.syncpoint.connection import get_redis
 
 if TYPE_CHECKING:
     from conv_tasks.engine.dispatch import Dispatcher

@@ -191,6 +191,10 @@ class SyncPointStore:
             raise InvalidInput(problems, what="SyncPoint heartbeat")
         self._heartbeat(keys=[self._keys.heartbeat(traversal)], args=[self._ttl_ms])
 
+    def ping(self) -> bool:
+        """Whether Redis answers (the health check)."""
+        return bool(self._redis.ping())
+
     def last_heartbeat(self, traversal: str) -> float | None:
         """Epoch seconds of the traversal's last finish or heartbeat; None if none is known."""
         raw = self._redis.get(self._keys.heartbeat(traversal))

@@ -10,15 +10,15 @@ from celery.worker.control import inspect_command
 
 from conv_tasks.db.session import session_scope, statement_count
 from conv_tasks.db.stacks import database_answers
-from conv_tasks.redis_client import get_redis
 from conv_tasks.tasks.app import app
+from conv_tasks.tasks.runtime import engine_env
 
 
 @app.task(name="conv_tasks.health.ping")
 def ping(echo: str = "") -> dict[str, Any]:
     with session_scope() as session:
         database = database_answers(session)
-    redis_ok = bool(get_redis().ping())
+    redis_ok = engine_env().syncpoints.ping()
     return {
         "pong": True,
         "echo": echo,

@@ -1,4 +1,4 @@
-"""The Redis connection for SyncPoints and heartbeats, one per process."""
+"""The Redis client for SyncPoints and heartbeats: one per URL per process."""
 
 from __future__ import annotations
 
