@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,25 @@ def _versions() -> dict[str, str]:
         "kombu": kombu.__version__,
         "redis-py": redis.__version__,
         "cpus": str(os.cpu_count()),
+        "conv_tasks": _engine_revision(),
     }
+
+
+def _git(*args: str) -> str:
+    done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True)
+    if done.returncode:
+        raise OSError(done.stderr.strip())
+    return done.stdout.strip()
+
+
+def _engine_revision() -> str:
+    """The commit of the conv_tasks being measured, '+dirty' if its files differ from it."""
+    try:
+        head = _git("rev-parse", "--short", "HEAD")
+        dirty = _git("status", "--porcelain", "--", "conv_tasks", "celeryconfig.py")
+    except OSError:
+        return "unknown (not a git checkout)"
+    return head + ("+dirty" if dirty else "")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -117,9 +136,11 @@ def main(argv: list[str] | None = None) -> None:
     # The benchmark process talks to the same services directly (never through a proxy),
     # and conv_tasks reads its settings once: set them before it is imported.
     os.environ.update(stage.env(cfg.task_events))
+    versions = _versions()
+    print(f"measuring conv_tasks {versions['conv_tasks']} from {ROOT}", flush=True)
     print(f"private redis-server on port {redis_server.port}; logs in {workdir}", flush=True)
     started = time.time()
-    results: dict[str, Any] = {"versions": _versions(), "config": cfg.__dict__}
+    results: dict[str, Any] = {"versions": versions, "config": asdict(cfg)}
     try:
         recreate_database(cfg.database_url)
         if "timing" in passes:

@@ -162,10 +162,12 @@ def count_engine(cfg: Config, rig: CountingRig, events: str) -> dict[str, Any]:
                     (stack, op), delta = _measure(
                         rig.proxies, cfg.settle, partial(walk, stack, cfg.timeout)
                     )
+                    tasks = delta["broker"].marked["LPUSH"]
                     row = {
                         **asdict(op),
                         "per_resource": per_unit(delta, op.resources),
-                        "node_tasks": delta["broker"].marked["LPUSH"],
+                        "node_tasks": tasks,
+                        "per_node_task": per_unit(delta, tasks) if tasks else None,
                         "raw": {k: v.to_dict() for k, v in delta.items()},
                     }
                     runs.append(row)

@@ -30,15 +30,21 @@ def print_bare_timing(bare: dict[str, Any], cfg: Any) -> None:
         f"\n== timing pass: {cfg.workers} worker(s), pool {cfg.pool} x{cfg.concurrency}, "
         f"task events {cfg.task_events}, no proxies"
     )
+    runs = ", ".join(f"{ms:.3f}" for ms in bare["hop_ms_runs"])
     _out(
-        f"bare Celery hop: {bare['hop_ms']:.3f} ms "
-        f"({bare['hops']}-hop relay, own queue, no result backend, no events)"
+        f"bare Celery hop: {bare['hop_ms']:.3f} ms, median of {runs} "
+        f"({bare['hops']}-hop relays, own queue, no result backend, no events)"
     )
     for width, seconds in bare["fan_in_s"].items():
         _out(
-            f"bare fan-in {width:>6}: {seconds:8.3f} s "
+            f"bare fan-in {width:>6}: {seconds:8.3f} s, median "
             f"({seconds * 1000 / width:.3f} ms per leaf; root -> batch of {width} -> sink)"
         )
+
+
+def print_bare_drift(after: dict[str, Any]) -> None:
+    runs = ", ".join(f"{ms:.3f}" for ms in after["hop_ms_runs"])
+    _out(f"bare Celery hop again after the engine runs: {after['hop_ms']:.3f} ms ({runs})")
 
 
 def print_timing_header() -> None:

@@ -9,6 +9,7 @@ and delete.
 from __future__ import annotations
 
 from dataclasses import asdict
+from statistics import median
 from typing import Any
 
 from benchmarks import bare_app, report
@@ -16,8 +17,11 @@ from benchmarks.baseline import OPERATIONS, fan_in, relay, run_operation
 from benchmarks.config import SYNCPOINT_DB, Config, Stage
 from benchmarks.services import StackWatcher, Workers
 
+REPEATS = 3
 
-def bare_baseline(cfg: Config, stage: Stage) -> dict[str, Any]:
+
+def bare_baseline(cfg: Config, stage: Stage, sizes: tuple[int, ...]) -> dict[str, Any]:
+    """The bare hop (median of a few relays) and the bare fan-in (median) at each size."""
     keys = stage.redis.client(SYNCPOINT_DB)
     workers = Workers("benchmarks.bare_app", stage.env(cfg.task_events), stage.log_dir, "bare")
     workers.start(cfg.workers, pool=cfg.pool, concurrency=cfg.concurrency)
@@ -25,18 +29,24 @@ def bare_baseline(cfg: Config, stage: Stage) -> dict[str, Any]:
         workers.wait_ready(bare_app.app)
         relay(keys, 50)  # warm up: connections, imports
         fan_in(keys, 50)
-        hop = relay(keys, cfg.hops) / cfg.hops
-        widths = {size: fan_in(keys, size) for size in cfg.sizes}
+        hops_ms = [relay(keys, cfg.hops) * 1000 / cfg.hops for _ in range(REPEATS)]
+        widths = {size: [fan_in(keys, size) for _ in range(REPEATS)] for size in sizes}
     finally:
         workers.stop()
-    return {"hop_ms": hop * 1000, "hops": cfg.hops, "fan_in_s": widths}
+    return {
+        "hop_ms": median(hops_ms),
+        "hop_ms_runs": hops_ms,
+        "hops": cfg.hops,
+        "fan_in_s": {size: median(runs) for size, runs in widths.items()},
+        "fan_in_s_runs": widths,
+    }
 
 
 def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
     from conv_tasks.client import Client
     from conv_tasks.tasks.app import app
 
-    bare = bare_baseline(cfg, stage)
+    bare = bare_baseline(cfg, stage, cfg.sizes)
     hop_ms = bare["hop_ms"]
     report.print_bare_timing(bare, cfg)
 
@@ -79,12 +89,16 @@ def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
     finally:
         watcher.close()
         workers.stop()
+    # Measured again once the engine is done: how much the machine drifted meanwhile.
+    after = bare_baseline(cfg, stage, ())
+    report.print_bare_drift(after)
     return {
         "workers": cfg.workers,
         "pool": cfg.pool,
         "concurrency": cfg.concurrency,
         "task_events": cfg.task_events,
         "bare": bare,
+        "bare_after": after,
         "runs": runs,
         "rss_mb": rss,
     }
