@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 TEST_DB ?= conv_tasks_test
-export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg2://postgres@127.0.0.1:5432/$(TEST_DB)
+export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
 .PHONY: setup services test test-fast lint chaos bench bench-quick demo clean
 

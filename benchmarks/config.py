@@ -7,7 +7,7 @@ from pathlib import Path
 
 from benchmarks.services import PrivateRedis
 
-DEFAULT_DATABASE_URL = "postgresql+psycopg2://postgres@127.0.0.1:5432/conv_tasks_bench"
+DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks_bench"
 # Databases of the private redis-server.
 BROKER_DB, SYNCPOINT_DB, RESULTS_DB = 0, 1, 2
 # Task-event settings of the counting passes: CONV_TASKS_TASK_EVENTS, CONV_TASKS_TASK_SENT_EVENTS.

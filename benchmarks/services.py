@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import psycopg2
+import psycopg
 import redis
 from sqlalchemy.engine import URL, make_url
 
@@ -84,17 +84,16 @@ class PrivateRedis:
 
 
 def pg_connect(url: str | URL, database: str | None = None) -> Any:
-    """A plain psycopg2 connection in autocommit mode, outside SQLAlchemy and conv_tasks."""
+    """A plain psycopg connection in autocommit mode, outside SQLAlchemy and conv_tasks."""
     parsed = make_url(url) if isinstance(url, str) else url
-    conn = psycopg2.connect(
+    return psycopg.connect(
         host=parsed.host or "127.0.0.1",
         port=parsed.port or 5432,
         user=parsed.username or "postgres",
         password=parsed.password,
         dbname=database or parsed.database,
+        autocommit=True,
     )
-    conn.autocommit = True
-    return conn
 
 
 def recreate_database(url: str) -> None:

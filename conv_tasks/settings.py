@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from conv_tasks.errors import InvalidInput, Problem
 
-DEFAULT_DATABASE_URL = "postgresql+psycopg2://postgres@127.0.0.1:5432/conv_tasks"
+DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/1"
 

@@ -26,7 +26,7 @@ RUN_ID = uuid.uuid4().hex[:8]
 TEST_ENV = {
     "CONV_TASKS_DATABASE_URL": os.environ.get(
         "CONV_TASKS_TEST_DATABASE_URL",
-        "postgresql+psycopg2://postgres@127.0.0.1:5432/conv_tasks_test",
+        "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks_test",
     ),
     "CONV_TASKS_BROKER_URL": "redis://127.0.0.1:6379/13",
     "CONV_TASKS_REDIS_URL": "redis://127.0.0.1:6379/14",

@@ -7,23 +7,24 @@ from importlib.resources import files
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
+from conv_tasks.db.session import driver_url
 from conv_tasks.settings import get_settings
 
 
 def alembic_config(url: str | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(files("conv_tasks.db") / "migrations"))
+    target = driver_url(url or get_settings().database_url)
     config.set_main_option(
-        "sqlalchemy.url", (url or get_settings().database_url).replace("%", "%%")
+        "sqlalchemy.url", target.render_as_string(hide_password=False).replace("%", "%%")
     )
     return config
 
 
 def ensure_database(url: str | None = None) -> bool:
     """Create the database named in `url` if it does not exist. Returns True if it was created."""
-    target = make_url(url or get_settings().database_url)
+    target = driver_url(url or get_settings().database_url)
     admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:

@@ -7,6 +7,12 @@ delivery, so that each repository statement of a node is exactly one round
 trip; a connection that dropped fails that statement, and the node is
 retried. Celery's prefork pool forks after import, so engines are created
 lazily and disposed in a child that inherited them (see `reset_after_fork`).
+
+The driver is psycopg 3, whatever driver a URL names: it prepares a
+statement on the server once a connection has run it a few times, and node
+connections ask PostgreSQL for generic plans, so that a node's statements
+are planned once per connection rather than on every execution (planning
+was most of their cost).
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import URL, Connection, Engine, create_engine, event
+from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from conv_tasks.settings import get_settings
@@ -35,6 +42,24 @@ def _count_statement(*_args: object, **_kwargs: object) -> None:
     _statement_count += 1
 
 
+# URL schemes that name PostgreSQL, with or without a driver; all are served by psycopg 3.
+_POSTGRES_SCHEMES = frozenset(
+    {"postgres", "postgresql", "postgresql+psycopg2", "postgresql+psycopg"}
+)
+DRIVER = "postgresql+psycopg"
+
+
+def driver_url(url: str | URL) -> URL:
+    """`url` with conv_tasks' driver; any other database is refused by name."""
+    parsed = make_url(url)
+    if parsed.drivername not in _POSTGRES_SCHEMES:
+        raise ValueError(
+            f"database URL scheme {parsed.drivername!r} is not PostgreSQL "
+            f"(expected postgresql://, postgresql+psycopg:// or postgresql+psycopg2://)"
+        )
+    return parsed.set(drivername=DRIVER)
+
+
 def _engine(url: str | None, autocommit: bool) -> Engine:
     url = url or get_settings().database_url
     key = (url, os.getpid(), autocommit)
@@ -42,15 +67,18 @@ def _engine(url: str | None, autocommit: bool) -> Engine:
     if engine is None:
         if autocommit:
             engine = create_engine(
-                url,
+                driver_url(url),
                 isolation_level="AUTOCOMMIT",
                 pool_pre_ping=False,
                 pool_reset_on_return=None,
                 pool_size=2,
                 max_overflow=8,
+                connect_args={"options": "-c plan_cache_mode=force_generic_plan"},
             )
         else:
-            engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+            engine = create_engine(
+                driver_url(url), pool_pre_ping=True, pool_size=5, max_overflow=10
+            )
         event.listen(engine, "before_cursor_execute", _count_statement)
         _engines[key] = engine
     return engine

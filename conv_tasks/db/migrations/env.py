@@ -6,10 +6,11 @@ from alembic import context
 from sqlalchemy import create_engine, pool
 
 from conv_tasks.db.models import Base
+from conv_tasks.db.session import driver_url
 from conv_tasks.settings import get_settings
 
 config = context.config
-url = config.get_main_option("sqlalchemy.url") or get_settings().database_url
+url = driver_url(config.get_main_option("sqlalchemy.url") or get_settings().database_url)
 
 
 def run_migrations_offline() -> None:
