@@ -28,9 +28,17 @@ TEST_ENV = {
         "CONV_TASKS_TEST_DATABASE_URL",
         "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks_test",
     ),
-    "CONV_TASKS_BROKER_URL": "redis://127.0.0.1:6379/13",
-    "CONV_TASKS_REDIS_URL": "redis://127.0.0.1:6379/14",
-    "CONV_TASKS_RESULT_BACKEND": "redis://127.0.0.1:6379/12",
+    # CONV_TASKS_TEST_BROKER_URL chooses the broker (amqp://... for RabbitMQ); the other two let
+    # test runs side by side keep to their own Redis databases.
+    "CONV_TASKS_BROKER_URL": os.environ.get(
+        "CONV_TASKS_TEST_BROKER_URL", "redis://127.0.0.1:6379/13"
+    ),
+    "CONV_TASKS_REDIS_URL": os.environ.get(
+        "CONV_TASKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/14"
+    ),
+    "CONV_TASKS_RESULT_BACKEND": os.environ.get(
+        "CONV_TASKS_TEST_RESULT_BACKEND", "redis://127.0.0.1:6379/12"
+    ),
     "CONV_TASKS_REDIS_PREFIX": f"test-{RUN_ID}",
     "CONV_TASKS_LOCK_TTL": "4",
     "CONV_TASKS_STALL_AFTER": "8",
