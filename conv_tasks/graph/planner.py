@@ -88,6 +88,16 @@ def _build_graph(
     template_deps: Mapping[str, frozenset[str]],
     removed: tuple[str, ...],
 ) -> TraversalGraph:
+    """Three kinds of edge, in order of authority.
+
+    - hard: E1 (update in dependency order) and E2 (clean up a resource only after updating
+      it). Never dropped, and acyclic by themselves (the template is).
+    - versions: what each stored version required (its `requires`) must be purged after it.
+      This is the order old versions are really deleted in, so it outranks the template.
+    - template: E3, clean up in the template's reverse dependency order. Where it contradicts
+      the versions' own order (a dependency that an update inverted) it is dropped, and the
+      clean-up then waits for the update of the resource that requires it instead.
+    """
     # Nodes are numbered: UPDATE of template name i is node i, CLEANUP of name i (template
     # names, then removed names) is node len(template) + i.
     names = [*template_deps, *removed]
@@ -96,43 +106,61 @@ def _build_graph(
     keys = [NodeKey(Phase.UPDATE, name) for name in template_deps]
     keys += [NodeKey(Phase.CLEANUP, name) for name in names]
     hard: list[set[int]] = [set() for _ in keys]
+    template: dict[int, set[int]] = {}
     for name, requires in template_deps.items():
         i = number[name]
         hard[i].add(shift + i)  # E2: clean up only after updating
         for required in requires:
             r = number[required]
             hard[r].add(i)  # E1: update in dependency order
-            hard[shift + i].add(shift + r)  # E3: clean up in reverse dependency order
+            template.setdefault(shift + i, set()).add(shift + r)  # E3
 
-    # What the old versions used must outlive them, even when the template now says otherwise.
-    soft: dict[int, set[int]] = {}
+    versions = _version_edges(rows, number, shift)
+    combined = _merge(hard, versions)
+    _, left_over = kahn_order(combined)
+    if left_over:  # only stored versions left behind by failed traversals can disagree
+        _drop_conflicting(left_over, combined, versions)
+        combined = _merge(hard, versions)
+    with_template = _merge(combined, template)
+    _, left_over = kahn_order(with_template)
+    if left_over:
+        kept = {i: set(after) for i, after in template.items()}
+        _drop_conflicting(left_over, with_template, kept)
+        for user, used in template.items():
+            for dropped in used - kept.get(user, set()):
+                # E3 gave way: the old version of the required resource must still outlive
+                # the update of its user, which may use it until it has converged.
+                combined[user - shift].add(dropped)
+        with_template = _merge(combined, kept)
+    return TraversalGraph._from_adjacency(keys, with_template)
+
+
+def _version_edges(
+    rows: list[ExistingVersion], number: Mapping[str, int], shift: int
+) -> dict[int, set[int]]:
+    """cleanup:user -> cleanup:used for each stored version of `user` that required `used`."""
+    edges: dict[int, set[int]] = {}
     for row in rows:
         user = shift + number[row.name]
         for required in row.requires:
             used = number.get(required)
-            if used is not None and required != row.name and shift + used not in hard[user]:
-                soft.setdefault(user, set()).add(shift + used)
-
-    combined = _merge(hard, soft)
-    _, left_over = kahn_order(combined)
-    if left_over:
-        _drop_conflicting(left_over, combined, soft)
-        combined = _merge(hard, soft)
-    return TraversalGraph._from_adjacency(keys, combined)
+            if used is not None and required != row.name:
+                edges.setdefault(user, set()).add(shift + used)
+    return edges
 
 
-def _merge(hard: list[set[int]], soft: dict[int, set[int]]) -> list[set[int]]:
-    return [after | soft[i] if i in soft else after for i, after in enumerate(hard)]
+def _merge(base: list[set[int]], extra: dict[int, set[int]]) -> list[set[int]]:
+    return [after | extra[i] if i in extra else set(after) for i, after in enumerate(base)]
 
 
 def _drop_conflicting(
     left_over: list[int], combined: list[set[int]], soft: dict[int, set[int]]
 ) -> None:
-    """Remove the soft edges that lie on a cycle, keeping every hard edge.
+    """Remove the `soft` edges that lie on a cycle of `combined`, keeping every other edge.
 
     Any cycle lies within one strongly connected component of the nodes Kahn's algorithm left
-    unsorted, and hard edges alone are acyclic, so dropping the soft edges inside each such
-    component breaks every cycle while keeping soft edges that merely lead out of one.
+    unsorted, and the other edges alone are acyclic, so dropping the soft edges inside each
+    such component breaks every cycle while keeping soft edges that merely lead out of one.
     """
     stuck = set(left_over)
     within: list[list[int]] = [[] for _ in combined]

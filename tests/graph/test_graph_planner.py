@@ -141,32 +141,41 @@ def test_soft_edges_from_old_versions_apply() -> None:
     assert (C("B"), C("A")) in plan.graph.edges()
 
 
-def test_reversed_dependency_conflict_keeps_hard_edges() -> None:
-    # Old: B required A. New template: A requires B. The soft edge cleanup:B -> cleanup:A
-    # contradicts the hard E3 edge cleanup:A -> cleanup:B and must be the one dropped.
+def test_reversed_dependency_purges_old_versions_in_their_own_order() -> None:
+    # Old: B required A. New template: A requires B. The old B still uses the old A, so the
+    # old B is purged first; the template's E3 edge cleanup:A -> cleanup:B gives way, and the
+    # clean-up of B waits for the update of A instead.
     rows = [row(1, "A"), row(2, "B", "A"), row(3, "X", "B")]
     plan = plan_traversal(rows, deps(A="B", B="", X=""))
     edges = set(plan.graph.edges())
-    assert (C("A"), C("B")) in edges
-    assert (C("B"), C("A")) not in edges
+    assert (C("B"), C("A")) in edges
+    assert (C("A"), C("B")) not in edges
+    assert (U("A"), C("B")) in edges
     assert {(U("B"), U("A")), (U("A"), C("A")), (U("B"), C("B"))} <= edges
-    # A soft edge that is not on the cycle is kept.
     assert (C("X"), C("B")) in edges
     assert_valid_order(plan.graph)
 
 
-def test_conflict_keeps_soft_edges_downstream_of_the_cycle() -> None:
-    # cleanup:A <-> cleanup:B conflict. Old rows also say A used W and W used V: those
-    # clean-ups sit after the cycle (Kahn's algorithm leaves them unsorted too) but are not on
-    # it, so their soft edges are kept.
+def test_only_the_contradicted_template_edges_give_way() -> None:
+    # cleanup:A -> cleanup:B (E3) contradicts the old B's use of A. Old rows also say A used W
+    # and W used V: those version edges and the template's other edges stay.
     rows = [row(1, "A", "W"), row(2, "B", "A"), row(3, "W", "V"), row(4, "V")]
-    plan = plan_traversal(rows, deps(A="B", B="", W="", V=""))
+    plan = plan_traversal(rows, deps(A="B", B="", W="", V="", Y="A"))
     edges = set(plan.graph.edges())
-    assert (C("B"), C("A")) not in edges
-    assert (C("A"), C("B")) in edges  # hard
-    assert (C("A"), C("W")) in edges  # soft, leaves the cycle
-    assert (C("W"), C("V")) in edges  # soft, downstream of the cycle
+    assert (C("B"), C("A")) in edges
+    assert (C("A"), C("B")) not in edges
+    assert (C("A"), C("W")) in edges
+    assert (C("W"), C("V")) in edges
+    assert (C("Y"), C("A")) in edges  # E3, not on the cycle
     assert_valid_order(plan.graph)
+
+
+def test_stored_versions_that_contradict_each_other_are_still_planned() -> None:
+    # Left behind by failed updates: an old B used A and an old A used B. No order satisfies
+    # both; the plan drops the edges on that cycle rather than fail.
+    rows = [row(1, "A", "B", head=False), row(2, "B", "A", head=False), row(3, "A"), row(4, "B")]
+    plan = plan_traversal(rows, {})
+    assert plan.graph.edges() == ()
 
 
 def test_hard_edges_alone_are_acyclic() -> None:

@@ -41,13 +41,22 @@ rows_strategy = st.lists(
 
 
 def hard_edges(template: dict[str, frozenset[str]]) -> set[Edge]:
+    """E1 and E2: never dropped."""
     edges: set[Edge] = set()
     for name, requires in template.items():
         edges.add((NodeKey(Phase.UPDATE, name), NodeKey(Phase.CLEANUP, name)))
         for required in requires:
             edges.add((NodeKey(Phase.UPDATE, required), NodeKey(Phase.UPDATE, name)))
-            edges.add((NodeKey(Phase.CLEANUP, name), NodeKey(Phase.CLEANUP, required)))
     return edges
+
+
+def template_edges(template: dict[str, frozenset[str]]) -> set[Edge]:
+    """E3: clean up in the template's reverse dependency order."""
+    return {
+        (NodeKey(Phase.CLEANUP, name), NodeKey(Phase.CLEANUP, required))
+        for name, requires in template.items()
+        for required in requires
+    }
 
 
 @settings(max_examples=300, deadline=None)
@@ -73,14 +82,19 @@ def test_order_respects_hard_edges(
     for first, then in graph.edges():
         assert position[first] < position[then]
 
-    # Every edge that is not hard is a soft edge drawn from some row's requirements.
-    soft_candidates = {
+    # Each E3 edge is kept, or gives way to the update of the user before the clean-up.
+    edges = set(graph.edges())
+    for user, used in template_edges(template):
+        assert (user, used) in edges or (NodeKey(Phase.UPDATE, user.name), used) in edges
+    # Every other edge comes from some stored version's requirements.
+    version_edges = {
         (NodeKey(Phase.CLEANUP, row.name), NodeKey(Phase.CLEANUP, x))
         for row in rows
         for x in row.requires
         if x != row.name and NodeKey(Phase.CLEANUP, x) in expected_nodes
     }
-    assert set(graph.edges()) - hard <= soft_candidates
+    replaced = {(NodeKey(Phase.UPDATE, u.name), c) for u, c in template_edges(template)}
+    assert edges - hard - template_edges(template) - replaced <= version_edges
 
     assert result.removed == tuple(sorted(row_names - template.keys()))
     for name, row_id in result.converge.items():
@@ -96,5 +110,5 @@ def test_order_respects_hard_edges(
 @given(templates())
 def test_hard_edges_alone_never_cycle(template: dict[str, frozenset[str]]) -> None:
     nodes = {NodeKey(p, n) for n in template for p in (Phase.UPDATE, Phase.CLEANUP)}
-    graph = TraversalGraph(nodes, hard_edges(template))  # raises on a cycle
+    graph = TraversalGraph(nodes, hard_edges(template) | template_edges(template))  # no cycle
     assert len(graph.order()) == len(nodes)

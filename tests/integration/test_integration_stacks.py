@@ -151,6 +151,43 @@ def test_replacement_creates_the_new_version_before_deleting_the_old(client: Cli
     assert old_db not in live and heads["db"].physical_id in live
 
 
+def test_inverted_dependencies_purge_old_versions_in_their_own_order(client: Client) -> None:
+    """Before: B uses A. After: A uses B, and both are replaced. The old B still uses the old
+    A until it is gone, so the old B is deleted first (a port before its network)."""
+    v1 = template(
+        {
+            "A": test_resource("a1", update_replace=True),
+            "B": test_resource({"get_attr": ["A", "output"]}, update_replace=True),
+        }
+    )
+    stack_id = client.create("inverted", v1)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    old = {name: row.physical_id for name, row in _heads(stack_id).items()}
+    v2 = template(
+        {
+            "B": test_resource("b2", update_replace=True),
+            "A": test_resource({"get_attr": ["B", "output"]}, update_replace=True),
+        }
+    )
+    client.update(stack_id, v2)
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    new = {name: row.physical_id for name, row in _heads(stack_id).items()}
+    assert new["A"] != old["A"] and new["B"] != old["B"]
+    events = client.events(stack_id)
+
+    def deleted(name: str) -> int:
+        return next(
+            i
+            for i, e in enumerate(events)
+            if e["resource_name"] == name
+            and e["status"] == "DELETE_COMPLETE"
+            and e["physical_id"] == old[name]
+        )
+
+    assert deleted("B") < deleted("A")
+    assert {o.id for o in sandbox_objects(stack_id)} == {new["A"], new["B"]}
+
+
 def test_failed_update_rolls_back_to_the_last_complete_template(client: Client) -> None:
     v1 = template({"a": test_resource("1"), "b": test_resource("2")})
     stack_id = client.create("rb", v1)["stack_id"]
