@@ -40,9 +40,11 @@ def per_unit(delta: dict[str, Tally], units: int) -> dict[str, float]:
     """The per-resource (or per-hop) figures of one measured interval."""
     pg, broker = delta["postgres"], delta["broker"]
     control = sum(pg.commands[k] for k in ("begin", "commit", "rollback"))
+    # A statement is a simple query, or an Execute of the extended protocol (psycopg 3).
+    statements = pg.commands["statement"] + pg.commands["execute"]
     return {
-        "sql": pg.commands["statement"] / units,
-        "pg_messages": (pg.commands["statement"] + control) / units,
+        "sql": statements / units,
+        "pg_messages": (statements + control) / units,
         "pg_rt": pg.turns / units,
         "xacts": pg.transactions / units,
         "broker_rt": broker.turns / units,

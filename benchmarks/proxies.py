@@ -39,7 +39,8 @@ class Tally:
     # Redis: commands carrying the proxy's marker (a node task's name in an LPUSH).
     marked: Counter[str] = field(default_factory=Counter)
     # PostgreSQL: transactions as the client delimits them (BEGIN..COMMIT, or one
-    # statement outside a block, which the server runs as its own transaction).
+    # statement outside a block, simple or an extended-protocol Execute, which the server
+    # runs as its own transaction).
     transactions: int = 0
 
     def copy(self) -> Tally:
@@ -124,7 +125,7 @@ class Conversation:
                 tally.transactions += 1
             elif command.name in ("commit", "rollback"):
                 self.in_block = False
-            elif command.name == "statement" and not self.in_block:
+            elif command.name in ("statement", "execute") and not self.in_block:
                 tally.transactions += 1
 
 
