@@ -139,6 +139,10 @@ class Resource(Base):
     action_started_at: Mapped[datetime | None] = mapped_column(
         DateTime(timezone=True), nullable=True
     )
+    # When the action under way must have finished, fixed as it starts.
+    action_deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # Set by a cancel or a stack delete: the action under way stops on its next poll.
+    interrupt_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
     atomic_key: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()

@@ -32,6 +32,8 @@ COLUMNS = (
     "replaced_by",
     "lock_nonce",
     "action_started_at",
+    "action_deadline",
+    "interrupt_reason",
 )
 JSON_COLUMNS = frozenset({"properties_data", "attr_data", "plugin_data", "requires"})
 # What a node may write on a version it holds: every column it reads but the version's identity,
@@ -134,12 +136,12 @@ new AS (
     INSERT INTO resource (id, stack_id, name, version, type, physical_id, action, status,
         status_reason, template_id, properties_data, attr_data, plugin_data, definition_hash,
         requires, deletion_policy, replaces, lock_holder, lock_nonce, lock_expires_at,
-        action_started_at, atomic_key)
+        action_started_at, action_deadline, atomic_key)
     SELECT fresh.id, :stack_id, :name, :version, :type, :physical_id, :action, 'IN_PROGRESS',
         :status_reason, :template_id, CAST(:properties_data AS jsonb), '{{}}',
         CAST(:plugin_data AS jsonb), :definition_hash, CAST(:requires AS jsonb),
         :deletion_policy, :head_id, :traversal, :nonce,
-        now() + make_interval(secs => :ttl), :action_started_at, 0
+        now() + make_interval(secs => :ttl), :action_started_at, :action_deadline, 0
     FROM fresh
     RETURNING {columns()}
 ),

@@ -49,6 +49,8 @@ class ResourceVersion:
     replaced_by: int | None
     lock_nonce: str | None
     action_started_at: datetime | None
+    action_deadline: datetime | None = None
+    interrupt_reason: str | None = None  # a cancel or a delete asked the action to stop
     held: bool = False  # this node holds the lease on it
 
 
@@ -114,6 +116,8 @@ def _version(row: RowMapping, held: bool) -> ResourceVersion:
         replaced_by=row["replaced_by"],
         lock_nonce=row["lock_nonce"],
         action_started_at=row["action_started_at"],
+        action_deadline=row["action_deadline"],
+        interrupt_reason=row["interrupt_reason"],
         held=held,
     )
 
@@ -212,6 +216,7 @@ class NodeStore:
         }
         require_fields(dict(fields), WRITABLE, "a resource version")
         params.update({name: _param(name, value) for name, value in fields.items()})
+        params.setdefault("action_deadline", None)
         row = self._conn.execute(sql.START_VERSION, params).mappings().first()
         if row is None:
             return None, ()

@@ -74,3 +74,19 @@ def compare_and_swap(session: Session, resource_id: int, atomic_key: int, **fiel
         .execution_options(synchronize_session=False)
     )
     return session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
+
+
+def interrupt_actions(session: Session, stack_id: str, traversal: str, reason: str) -> int:
+    """Ask every create or update that `traversal` has under way on the stack to stop (a
+    cancel, a stack delete); each stops on its next poll. Returns how many were asked."""
+    result = session.execute(
+        update(Resource)
+        .where(
+            Resource.stack_id == stack_id,
+            Resource.lock_holder == traversal,
+            Resource.status == "IN_PROGRESS",
+            Resource.action.in_(("CREATE", "UPDATE")),
+        )
+        .values(interrupt_reason=reason)
+    )
+    return int(result.rowcount)  # type: ignore[attr-defined]

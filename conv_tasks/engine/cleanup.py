@@ -9,7 +9,7 @@ takes time is recorded as started and polled, like any action.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion
@@ -40,7 +40,7 @@ def clean_up(run: NodeRun) -> Outcome:
     for version in held:
         ours = run.task.poll and version.lock_nonce == run.nonce
         if ours and version.action == Action.DELETE and version.status == Status.IN_PROGRESS:
-            step = _delete_step(run, version, first=False)
+            step = _overdue(version) or _delete_step(run, version, first=False)
         elif not run.current:
             run.write(version, {})  # a superseded traversal only finishes deletes it began
             continue
@@ -86,6 +86,16 @@ def _event(version: ResourceVersion, status: Status, reason: str = "") -> NodeEv
     return NodeEvent(Action.DELETE, status, reason, version.physical_id)
 
 
+def _overdue(version: ResourceVersion) -> StepResult | None:
+    """A failed step if the delete under way has passed its deadline."""
+    deadline = version.action_deadline
+    if deadline is None or datetime.now(UTC) <= deadline:
+        return None
+    started = version.action_started_at or deadline
+    took = max(0.0, (deadline - started).total_seconds())
+    return StepResult(True, f"the DELETE action timed out: it did not finish within {took:.0f} s")
+
+
 def _delete_step(run: NodeRun, version: ResourceVersion, *, first: bool) -> StepResult:
     ctx = action_context(
         run.env, run.task.stack_id, version, Action.DELETE, properties=version.properties
@@ -112,7 +122,11 @@ def _unfinished(
             "plugin_data": step.data,
         }
         if begun:
-            fields["action_started_at"] = datetime.now(UTC)
+            now = datetime.now(UTC)
+            plugin = run.env.registry.get(version.type)()
+            timeout = plugin.action_timeout(version.properties)
+            fields["action_started_at"] = now
+            fields["action_deadline"] = now + timedelta(seconds=timeout)
         written = run.write(version, fields, begun, release=False, ttl=run.ttl + step.poll_after)
         if not written.ok:
             return Outcome.LOST_LEASE

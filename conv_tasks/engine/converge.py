@@ -10,6 +10,7 @@ acts on the same version with the same idempotency token.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -27,6 +28,8 @@ from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ResourceType
 from conv_tasks.template import ResourceData
+
+log = logging.getLogger(__name__)
 
 
 def converge(run: NodeRun) -> Outcome:
@@ -78,7 +81,13 @@ def converge(run: NodeRun) -> Outcome:
         )
         step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         started = datetime.fromtimestamp(ctx.started_at, UTC)
-        intent = {**target, "action": Action.CREATE, "action_started_at": started}
+        intent = {
+            **target,
+            "action": Action.CREATE,
+            "action_started_at": started,
+            "action_deadline": _action_deadline(claim.stack, plugin, prepared.properties, started),
+            "interrupt_reason": None,
+        }
         return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
 
@@ -92,6 +101,17 @@ def _deadline(stack: StackState) -> datetime | None:
     if not stack.timeout_mins or stack.started_at is None:
         return None
     return stack.started_at + timedelta(minutes=stack.timeout_mins)
+
+
+def _action_deadline(
+    stack: StackState | None, plugin: ResourceType, properties: Mapping[str, Any], now: datetime
+) -> datetime:
+    """When an action starting `now` must have finished: when the stack operation times out,
+    or, if it has no timeout, after the resource type's default action timeout."""
+    deadline = _deadline(stack) if stack is not None else None
+    if deadline is not None:
+        return deadline
+    return now + timedelta(seconds=plugin.action_timeout(properties))
 
 
 def _target(
@@ -151,13 +171,16 @@ def _new_version(
 ) -> Outcome:
     in_place = verdict == Verdict.UPDATE
     action = Action.UPDATE if in_place else Action.CREATE
+    plugin = prepared.resource_type()
+    now = datetime.now(UTC)
     fields = {
         **target,
         "action": action,
         "physical_id": head.physical_id if in_place else None,
         "plugin_data": dict(head.plugin_data) if in_place else {},
         "status_reason": reason,
-        "action_started_at": datetime.now(UTC),
+        "action_started_at": now,
+        "action_deadline": _action_deadline(claim.stack, plugin, prepared.properties, now),
     }
     try:
         new, woken = run.store.start_version(
@@ -182,7 +205,7 @@ def _new_version(
         properties=prepared.properties,
         old_properties=head.properties if in_place else None,
     )
-    step = run_step(prepared.resource_type(), ctx, first=True, wanted_attributes=wanted)
+    step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
     return _after_step(run, new, action, step, claim)
 
 
@@ -192,16 +215,37 @@ def _resume(run: NodeRun, head: ResourceVersion, claim: Claim, wanted: frozenset
 
 
 def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
-    if run.current:
-        deadline = _deadline(claim.stack) if claim.stack else None
-        if deadline is not None and datetime.now(UTC) > deadline:
-            minutes = claim.stack.timeout_mins if claim.stack else 0
-            step = StepResult(True, f"the stack operation timed out after {minutes} minute(s)")
-            return _after_step(run, version, Action(version.action), step, claim)
-        wanted = run.definition().attributes_needed.get(run.name, frozenset())
-    else:
-        wanted = frozenset()
+    """One more step of the action under way, unless it was interrupted or its deadline
+    passed: both hold whichever traversal now owns the stack."""
+    action = Action(version.action)
+    if version.interrupt_reason:
+        return _interrupt(run, version, action, claim)
+    deadline = version.action_deadline
+    if deadline is None and run.current and claim.stack is not None:
+        deadline = _deadline(claim.stack)  # a version whose action began before deadlines
+    if deadline is not None and datetime.now(UTC) > deadline:
+        started = version.action_started_at or deadline
+        took = max(0.0, (deadline - started).total_seconds())
+        reason = f"the {action} action timed out: it did not finish within {took:.0f} s"
+        return _after_step(run, version, action, StepResult(True, reason), claim)
+    wanted = (
+        run.definition().attributes_needed.get(run.name, frozenset())
+        if run.current
+        else frozenset()
+    )
     return _step(run, version, claim, wanted, first=False)
+
+
+def _interrupt(run: NodeRun, version: ResourceVersion, action: Action, claim: Claim) -> Outcome:
+    """Tell the plugin to stop, and end the action FAILED as interrupted."""
+    plugin = run.env.registry.get(version.type)()
+    ctx = action_context(run.env, run.task.stack_id, version, action, properties=version.properties)
+    try:
+        plugin.interrupt(ctx)
+    except Exception:
+        log.exception("resource %s: interrupting %s raised", run.name, action)
+    reason = f"{action} interrupted: {version.interrupt_reason}"
+    return _after_step(run, version, action, StepResult(True, reason), claim)
 
 
 def _step(
@@ -256,6 +300,7 @@ def _after_step(
             **recorded,
             "status": Status.FAILED,
             "status_reason": reason,
+            "interrupt_reason": None,
             "plugin_data": dict(step.data) if step.data else dict(version.plugin_data),
             "physical_id": physical_id,
         }
@@ -277,6 +322,7 @@ def _after_step(
         "action": action,
         "status": Status.COMPLETE,
         "status_reason": "",
+        "interrupt_reason": None,
         "physical_id": step.physical_id,
         "plugin_data": step.data,
         "attr_data": {"ref": step.reference, "attributes": dict(step.attributes)},

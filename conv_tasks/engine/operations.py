@@ -17,6 +17,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from conv_tasks.db import events as event_repo
+from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
 from conv_tasks.db.models import Stack
@@ -162,6 +163,8 @@ def delete_stack(env: EngineEnv, *, tenant: str, stack_ref: str) -> dict[str, An
         stack = _load_for_change(session, tenant, stack_ref)
         template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal
+        if old:
+            resource_repo.interrupt_actions(session, stack.id, old, "the stack is being deleted")
         started = begin(
             env,
             session,
@@ -184,11 +187,13 @@ def rollback_stack(
     expected: str | None = None,
     reason: str = "Stack ROLLBACK started",
     require_failed: bool = True,
+    interrupt: str | None = None,
 ) -> dict[str, Any]:
     """Update the stack back to the last template that completed (seed 000).
 
     With no such template (a failed create), rolling back deletes every
-    resource. `expected` pins the traversal this rollback replaces.
+    resource. `expected` pins the traversal this rollback replaces; `interrupt`, if given,
+    is why that traversal's actions under way are asked to stop.
     """
     with session_scope() as session:
         if tenant is None:
@@ -209,6 +214,8 @@ def rollback_stack(
         else:
             template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal if expected is None else expected
+        if interrupt and old:
+            resource_repo.interrupt_actions(session, stack.id, old, interrupt)
         started = begin(
             env,
             session,
@@ -240,6 +247,10 @@ def cancel_update(
         action = stack.action
         if not rollback:
             reason = f"Stack {action} cancelled by the user"
+            if old:
+                resource_repo.interrupt_actions(
+                    session, stack.id, old, f"the stack {action.lower()} was cancelled"
+                )
             if not stack_repo.swap_traversal(
                 session,
                 stack.id,
@@ -270,6 +281,7 @@ def cancel_update(
         expected=old,
         reason=f"Stack {action} cancelled; rolling back",
         require_failed=False,
+        interrupt=f"the stack {action.lower()} was cancelled",
     )
 
 

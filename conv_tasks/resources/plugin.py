@@ -18,6 +18,9 @@ from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
 
+# How long an action may take when its stack sets no timeout (Heat's default stack timeout).
+DEFAULT_ACTION_TIMEOUT = 3600.0
+
 CREATE = "CREATE"
 UPDATE = "UPDATE"
 DELETE = "DELETE"
@@ -86,6 +89,16 @@ class ResourceType:
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()
+
+    def action_timeout(self, properties: Mapping[str, Any]) -> float:
+        """Seconds an action of this type may take when the stack sets no timeout; its
+        deadline is fixed when it starts and holds whichever traversal owns the stack later."""
+        return DEFAULT_ACTION_TIMEOUT
+
+    def interrupt(self, ctx: ActionContext) -> None:
+        """Stop the action under way: the stack operation it belonged to was cancelled or the
+        stack is being deleted. Called once, on the next poll, instead of check_*; the action
+        then ends FAILED as interrupted. Stop what can be stopped; the default has nothing."""
 
     @classmethod
     def can_be_replaced_by(cls, other: type[ResourceType]) -> bool:

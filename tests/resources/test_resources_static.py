@@ -153,7 +153,8 @@ def test_template_problems_and_warnings() -> None:
     assert [(p.path, p.message) for p in problems] == [
         (
             "resources.bad.properties.colour",
-            "is not a known property; known properties: action_wait_secs, fail, fail_on, "
+            "is not a known property; known properties: action_timeout_secs, action_wait_secs, "
+            "fail, fail_on, "
             "update_replace, value, wait_secs.",
         ),
         ("resources.bad.properties.wait_secs", "must be at least 0; got -1."),

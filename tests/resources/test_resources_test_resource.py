@@ -29,6 +29,7 @@ def test_defaults() -> None:
         "fail_on": [],
         "wait_secs": 0,
         "action_wait_secs": None,
+        "action_timeout_secs": None,
     }
 
 

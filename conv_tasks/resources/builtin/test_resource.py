@@ -2,7 +2,8 @@
 
 It is what the engine's own tests drive: every action can be made slow
 (wait_secs, action_wait_secs) or made to fail (fail, fail_on). Waiting is
-done by asking to be polled again until the time is up - never by sleeping.
+done by asking to be polled again until the time is up - never by sleeping -
+so a wait can be interrupted, and given a deadline (action_timeout_secs).
 The sandbox work of an action happens at its end, after the wait, so a
 failed action leaves nothing behind.
 """
@@ -72,6 +73,12 @@ class TestResource(ResourceType):
             update_allowed=True,
             constraints=_SECONDS,
         ),
+        "action_timeout_secs": PropertySchema(
+            NUMBER,
+            "How long an action may take when the stack sets no timeout, in seconds.",
+            update_allowed=True,
+            constraints=(Constraint.range(0.1, None),),
+        ),
         "action_wait_secs": PropertySchema(
             MAP,
             "How long each action takes, overriding wait_secs.",
@@ -87,6 +94,13 @@ class TestResource(ResourceType):
         "output": AttributeSchema("The value.", type=STRING),
         "physical_id": AttributeSchema("The sandbox object's id.", type=STRING),
     }
+
+    def action_timeout(self, properties: Mapping[str, Any]) -> float:
+        chosen = properties.get("action_timeout_secs")
+        return float(chosen) if chosen else super().action_timeout(properties)
+
+    def interrupt(self, ctx: ActionContext) -> None:
+        """Its waits are only polls: stopping one needs nothing, and nothing was made yet."""
 
     def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         if new.get("update_replace") and old.get("value") != new.get("value"):
