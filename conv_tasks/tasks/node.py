@@ -14,8 +14,6 @@ import random
 import uuid
 from typing import Any
 
-import redis.exceptions
-import sqlalchemy.exc
 from celery.exceptions import Reject
 
 from conv_tasks.engine.node import run_node
@@ -23,16 +21,10 @@ from conv_tasks.engine.payload import NodeTask, parse_node_task
 from conv_tasks.errors import PayloadError
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import NODE_TASK, engine_env
+from conv_tasks.tasks.transient import TRANSIENT_FAULTS, describe
 
 log = logging.getLogger(__name__)
 
-TRANSIENT = (
-    sqlalchemy.exc.OperationalError,
-    sqlalchemy.exc.InterfaceError,
-    redis.exceptions.ConnectionError,
-    redis.exceptions.TimeoutError,
-    redis.exceptions.BusyLoadingError,
-)
 # Delays between attempts grow from about a tenth of a second to at most half a minute.
 FIRST_DELAY = 0.1
 LONGEST_DELAY = 30.0
@@ -48,11 +40,10 @@ def _retry(task: NodeTask, exc: Exception) -> None:
     again = task.again(poll=False, attempt=task.attempt + 1)
     delay = retry_delay(task.attempt)
     log.warning(
-        "node %s of traversal %s: %s (%s); trying again in %.1fs (attempt %d)",
+        "node %s of traversal %s: %s; trying again in %.1fs (attempt %d)",
         task.node,
         task.traversal,
-        type(exc).__name__,
-        str(exc).strip().splitlines()[0] if str(exc).strip() else "no detail",
+        describe(exc),
         delay,
         again.attempt,
     )
@@ -75,7 +66,7 @@ def converge(**payload: Any) -> None:
     task = task if task.nonce else task.again(nonce=str(uuid.uuid4()))
     try:
         outcome = run_node(engine_env(), task)
-    except TRANSIENT as exc:
+    except TRANSIENT_FAULTS as exc:
         _retry(task, exc)
         return
     log.debug("node %s of traversal %s: %s", task.node, task.traversal, outcome)
