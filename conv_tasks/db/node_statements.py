@@ -88,7 +88,8 @@ targets AS (
 ),
 claimed AS (
     UPDATE resource r
-    SET lock_holder = :traversal, lock_nonce = :nonce, {_LEASE}, atomic_key = r.atomic_key + 1
+    SET lock_holder = :traversal, lock_nonce = :nonce, {_LEASE}, atomic_key = r.atomic_key + 1,
+        waiter = CASE WHEN r.waiter = :waiter THEN NULL ELSE r.waiter END
     FROM st, targets t
     WHERE r.id = t.id AND t.free AND {_FREE}
       AND (st.is_current OR r.lock_nonce = :nonce)
@@ -196,6 +197,15 @@ logged AS (
     ORDER BY e.ord
 )
 SELECT id, woken FROM gone
+"""
+)
+
+# Is the node `waiter` names still written down as waiting for a version of the resource?
+WAITING = text(
+    """
+SELECT EXISTS (
+    SELECT 1 FROM resource WHERE stack_id = :stack_id AND name = :name AND waiter = :waiter
+)
 """
 )
 

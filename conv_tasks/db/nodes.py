@@ -305,6 +305,13 @@ class NodeStore:
         rows = self._conn.execute(sql.DROP, params).all()
         return frozenset(rid for rid, _ in rows), tuple(woken for _, woken in rows if woken)
 
+    def waiting(self, name: str, waiter: str) -> bool:
+        """Whether `waiter` is still written down as waiting for a version of `name`."""
+        found = self._conn.execute(
+            sql.WAITING, {"stack_id": self.stack_id, "name": name, "waiter": waiter}
+        ).scalar()
+        return bool(found)
+
     def event(self, name: str, action: str, status: str, reason: str) -> None:
         """Record an event about a resource that has no version to write on."""
         self._conn.execute(

@@ -89,6 +89,12 @@ def get_engine(url: str | None = None) -> Engine:
     return _engine(url, autocommit=False)
 
 
+def dispose_engines() -> None:
+    """Close every pooled connection of this process (after its sessions were terminated)."""
+    for engine in list(_engines.values()):
+        engine.dispose()
+
+
 def reset_after_fork() -> None:
     """Forget engines inherited from a parent process without closing its connections."""
     for key, engine in list(_engines.items()):

@@ -35,6 +35,7 @@ class Outcome(StrEnum):
     FAILED = "failed"  # the action failed; the successors were handed the failure
     SKIPPED = "skipped"  # a predecessor failed: the failure was handed on, nothing done
     WAITING = "waiting"  # another node holds the resource; it wakes this one when it lets go
+    WOKEN_ALREADY = "woken-already"  # a recheck of a wait that had ended: nothing to do
     RETRY = "retry"  # lost a race for the resource; the node runs again shortly
     SUPERSEDED = "superseded"  # a newer traversal owns the stack: stopped
     STACK_GONE = "stack-gone"  # the stack no longer exists
@@ -134,14 +135,14 @@ class NodeRun:
 
     def recheck_later(self) -> Outcome:
         """We are recorded as a waiter; run again after a lease's life in case the holder
-        died without letting go."""
-        fresh = self.task.again(nonce=None, poll=False, attempt=0)
+        died without letting go (that delivery does nothing if we were woken meanwhile)."""
+        fresh = self.task.again(nonce=None, poll=False, attempt=0, recheck=True)
         self.env.dispatcher.node(fresh.to_payload(), countdown=self.ttl)
         return Outcome.WAITING
 
     def retry_soon(self) -> Outcome:
         """Lost a race for the resource between reading and locking: run again shortly."""
-        fresh = self.task.again(nonce=None, poll=False, attempt=0)
+        fresh = self.task.again(nonce=None, poll=False, attempt=0, recheck=False)
         self.env.dispatcher.node(fresh.to_payload(), countdown=self.env.settings.poll_interval)
         return Outcome.RETRY
 

@@ -15,7 +15,7 @@ from conv_tasks.engine.cleanup import clean_up
 from conv_tasks.engine.converge import converge
 from conv_tasks.engine.delivery import NodeRun, Outcome
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.payload import NodeOutput, NodeTask
+from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref
 from conv_tasks.engine.propagate import hand_on
 from conv_tasks.graph import NodeKey, Phase
 
@@ -38,6 +38,10 @@ def run_node(env: EngineEnv, task: NodeTask) -> Outcome:
         template_id=task.template_id,
         nonce=nonce,
     ) as store:
+        if task.recheck:
+            if not store.waiting(task.node.name, waiter_ref(task)):
+                return Outcome.WOKEN_ALREADY  # the holder let go and woke us: it was insurance
+            task = task.again(recheck=False)  # still waiting: from here an ordinary delivery
         run = NodeRun(env, store, task, nonce)
         try:
             return converge(run) if task.node.phase == Phase.UPDATE else clean_up(run)

@@ -16,7 +16,7 @@ from conv_tasks.errors import InvalidInput, PayloadError, Problem
 from conv_tasks.graph import NodeKey, Phase
 
 _FIELDS = frozenset(
-    {"stack_id", "traversal", "template_id", "node", "data", "nonce", "poll", "attempt"}
+    {"stack_id", "traversal", "template_id", "node", "data", "nonce", "poll", "attempt", "recheck"}
 )
 
 
@@ -58,7 +58,9 @@ class NodeTask:
 
     `nonce` names the lease a delivery continues with (a poll, a retry);
     `poll` says the node's action has started and is to be checked, not
-    started again; `attempt` counts retries after transient faults.
+    started again; `attempt` counts retries after transient faults;
+    `recheck` marks the delayed delivery a waiting node sends itself in case
+    the lease's holder died: it runs only if the node is still waiting.
     """
 
     stack_id: str
@@ -69,6 +71,7 @@ class NodeTask:
     nonce: str | None = None
     poll: bool = False
     attempt: int = 0
+    recheck: bool = False
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -84,6 +87,8 @@ class NodeTask:
             payload["poll"] = True
         if self.attempt:
             payload["attempt"] = self.attempt
+        if self.recheck:
+            payload["recheck"] = True
         return payload
 
     def successor(self, node: str, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -170,9 +175,14 @@ def parse_node_task(payload: Mapping[str, Any]) -> NodeTask:
     poll = payload.get("poll", False)
     if not isinstance(poll, bool):
         problems.append(Problem("poll", f"must be true or false, got {poll!r}"))
+    recheck = payload.get("recheck", False)
+    if not isinstance(recheck, bool):
+        problems.append(Problem("recheck", f"must be true or false, got {recheck!r}"))
     attempt = payload.get("attempt", 0)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         problems.append(Problem("attempt", f"must be a whole number, got {attempt!r}"))
     if problems or node is None:
         raise PayloadError(problems)
-    return NodeTask(stack_id, traversal, template_id, node, dict(data), nonce, poll, attempt)
+    return NodeTask(
+        stack_id, traversal, template_id, node, dict(data), nonce, poll, attempt, recheck
+    )

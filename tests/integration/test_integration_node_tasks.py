@@ -13,7 +13,7 @@ from integration_support import sandbox_objects, template, test_resource
 from sqlalchemy import text
 
 from conv_tasks.client import Client
-from conv_tasks.db.session import session_scope
+from conv_tasks.db.session import dispose_engines, session_scope
 from conv_tasks.settings import get_settings
 
 NODE_TASK = "conv_tasks.node.converge"
@@ -66,7 +66,7 @@ def test_node_tasks_store_no_result_and_still_report_events(client: Client) -> N
 def _drop_worker_connections() -> int:
     """Terminate every other session on the test database, as a PostgreSQL restart would."""
     with session_scope() as session:
-        return int(
+        dropped = int(
             session.execute(
                 text(
                     "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
@@ -74,6 +74,9 @@ def _drop_worker_connections() -> int:
                 )
             ).scalar_one()
         )
+    # This process's own pooled connections went too: later in-process tests get new ones.
+    dispose_engines()
+    return dropped
 
 
 def test_dropped_database_connections_retry_the_node_without_the_watchdog(
