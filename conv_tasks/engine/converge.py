@@ -56,7 +56,7 @@ def converge(run: NodeRun) -> Outcome:
     try:
         prepared = definition.prepare(run.name, _inputs(run, definition), run.env.registry)
     except ConvTasksError as exc:
-        return _fail(run, head, definition.redact(str(exc)))
+        return _fail(run, head, definition.reason(run.name, str(exc)))
     plugin = prepared.resource_type()
     decision = decide(
         head,

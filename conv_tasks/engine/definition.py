@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.engine.cache import ByteBoundedCache
-from conv_tasks.engine.redact import Redactor
+from conv_tasks.engine.redact import MASK, Redactor
 from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
 from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
@@ -48,6 +48,9 @@ class StackDefinition:
     dependencies: dict[str, frozenset[str]]
     attributes_needed: dict[str, frozenset[str]]
     warnings: tuple[str, ...] = ()
+    # Resources and outputs whose values may derive from hidden parameters: masked whole.
+    hidden_resources: frozenset[str] = frozenset()
+    hidden_outputs: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -67,6 +70,7 @@ class StackDefinition:
         if cycle:
             raise CycleError(cycle)
         hidden = [values[name] for name in template.hidden_parameters() if name in values]
+        hidden_resources, hidden_outputs = template.derived_from_hidden()
         return cls(
             template=template,
             parameters=values,
@@ -74,6 +78,8 @@ class StackDefinition:
             dependencies=deps,
             attributes_needed=template.attributes_needed(),
             warnings=tuple(warnings),
+            hidden_resources=hidden_resources,
+            hidden_outputs=hidden_outputs,
         )
 
     def prepare(
@@ -88,6 +94,23 @@ class StackDefinition:
 
     def outputs(self, inputs: Mapping[str, ResourceData]) -> dict[str, dict[str, Any]]:
         return resolve_outputs(self.template, self.parameters, inputs)
+
+    def shown_outputs(self, inputs: Mapping[str, ResourceData]) -> dict[str, dict[str, Any]]:
+        """The outputs as a user may see them: one derived from a hidden parameter is masked
+        whole, and hidden values are masked wherever else they appear."""
+        shown = {}
+        for name, output in self.outputs(inputs).items():
+            if name in self.hidden_outputs and output.get("value") is not None:
+                output = {**output, "value": MASK}
+            shown[name] = self.redact.value(output)
+        return shown
+
+    def reason(self, resource: str, text: str) -> str:
+        """A failure reason about `resource` as a user may see it: withheld whole if the
+        resource's properties derive from a hidden parameter."""
+        if resource in self.hidden_resources:
+            return f"details withheld: the properties of {resource} derive from hidden parameters"
+        return self.redact(text)
 
 
 # What a definition costs in memory, per byte of its template's and parameters' JSON text,

@@ -69,7 +69,7 @@ class NodeRun:
     def redact(self, text: str) -> str:
         """`text` with the stack's hidden values masked."""
         try:
-            return self.definition().redact(text)
+            return self.definition().reason(self.name, text)
         except NotFound:
             # The template went with its superseded traversal: nothing says what to hide.
             return "the action failed (its details are withheld: the template is gone)"

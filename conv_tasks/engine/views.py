@@ -146,9 +146,7 @@ def _outputs(session: Session, stack: Stack, definition: StackDefinition) -> dic
             inputs[row.name] = ResourceData(
                 row.attr_data.get("ref"), dict(row.attr_data.get("attributes") or {})
             )
-    return {
-        name: definition.redact.value(value) for name, value in definition.outputs(inputs).items()
-    }
+    return definition.shown_outputs(inputs)
 
 
 def stack_outputs(tenant: str, ref: str) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conv_tasks.template.functions import GetAttr, GetResource, references
+from conv_tasks.template.functions import GetAttr, GetResource, iter_calls, references
 
 PARAMETER_TYPES: tuple[str, ...] = ("string", "number", "boolean", "json", "comma_delimited_list")
 DELETION_POLICIES: tuple[str, ...] = ("Delete", "Retain")
@@ -103,6 +103,39 @@ class Template:
 
     def hidden_parameters(self) -> frozenset[str]:
         return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
+
+    def derived_from_hidden(self) -> tuple[frozenset[str], frozenset[str]]:
+        """The resources and the outputs whose values may derive from a hidden parameter:
+        those that read one (get_param, anywhere in their arguments) or read an attribute
+        of such a resource (get_attr), followed through the whole template. A value that
+        a function made from a secret need not contain it, so these are masked whole."""
+        hidden = self.hidden_parameters()
+        resources: set[str] = set()
+
+        def derived(value: Any) -> bool:
+            for name, args in iter_calls(value):
+                target = args[0] if isinstance(args, list) and args else args
+                if not isinstance(target, str):
+                    continue
+                if (name == "get_param" and target in hidden) or (
+                    name == "get_attr" and target in resources
+                ):
+                    return True
+            return False
+
+        if not hidden:
+            return frozenset(), frozenset()
+        changed = True
+        while changed:  # each pass adds at least one resource, or stops
+            changed = False
+            for name, snippet in self.resources.items():
+                if name not in resources and (
+                    derived(snippet.properties) or derived(snippet.metadata)
+                ):
+                    resources.add(name)
+                    changed = True
+        outputs = frozenset(name for name, out in self.outputs.items() if derived(out.value))
+        return frozenset(resources), outputs
 
 
 @dataclass(frozen=True)

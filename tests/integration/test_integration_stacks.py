@@ -368,3 +368,39 @@ def test_hidden_parameters_never_show(client: Client) -> None:
     )
     assert "s3cr3t-value" not in text
     assert client.get(stack_id)["parameters"]["secret"] == "******"
+
+
+def test_values_transformed_from_hidden_parameters_are_masked_whole(client: Client) -> None:
+    """A function that transforms a secret (dashes to spaces) does not leak it: everything
+    derived from a hidden parameter is masked as a whole, not searched for substrings."""
+    changed = {"str_replace": {"template": {"get_param": "pw"}, "params": {"-": " "}}}
+    tmpl = template(
+        {
+            "a": test_resource(changed),
+            "b": test_resource({"get_attr": ["a", "output"]}, fail_on=["create"]),
+        },
+        parameters={"pw": {"type": "string", "hidden": True}},
+        outputs={
+            "spaced": {"value": changed},
+            "via_attr": {"value": {"get_attr": ["a", "output"]}},
+            "ref": {"value": {"get_resource": "a"}},
+        },
+    )
+    stack_id = client.create("taint", tmpl, {"pw": "tok-SECRET-123"}, disable_rollback=True)[
+        "stack_id"
+    ]
+    assert client.wait(stack_id)["status"] == "CREATE_FAILED"
+    outputs = client.outputs(stack_id)
+    assert outputs["spaced"]["value"] == "******"
+    assert outputs["via_attr"]["value"] == "******"
+    assert outputs["ref"]["value"] == _heads(stack_id)["a"].physical_id  # not derived
+    text = (
+        repr(client.get(stack_id))
+        + repr(outputs)
+        + repr(client.events(stack_id))
+        + repr(client.resources(stack_id))
+    )
+    for leak in ("tok-SECRET-123", "tok SECRET 123", "SECRET"):
+        assert leak not in text
+    reasons = [e["reason"] for e in client.events(stack_id) if e["resource_name"] == "b"]
+    assert any("details withheld" in r for r in reasons)

@@ -77,3 +77,37 @@ def test_template_without_resources() -> None:
     assert template.dependencies() == {}
     assert template.attributes_needed() == {}
     assert template.hidden_parameters() == frozenset()
+
+
+TAINT = """
+heat_template_version: 2018-08-31
+parameters:
+  pw: {type: string, hidden: true, default: tok-SECRET-123}
+  region: {type: string, default: north}
+resources:
+  uses_pw:
+    type: T
+    properties:
+      key: {str_replace: {template: {get_param: pw}, params: {"-": " "}}}
+  reads_attr: {type: T, properties: {v: {get_attr: [uses_pw, output]}}}
+  reads_attr_again: {type: T, properties: {v: {list_join: [",", [{get_attr: [reads_attr, x]}]]}}}
+  only_ref: {type: T, properties: {v: {get_resource: uses_pw}}}
+  path_secret: {type: T, properties: {v: {get_attr: [only_ref, map, {get_param: pw}]}}}
+  plain: {type: T, properties: {v: {get_param: region}}}
+outputs:
+  transformed: {value: {str_replace: {template: {get_param: pw}, params: {"-": " "}}}}
+  through_two: {value: {get_attr: [reads_attr_again, x]}}
+  ref_only: {value: {get_resource: uses_pw}}
+  public: {value: {get_param: region}}
+"""
+
+
+def test_values_derived_from_hidden_parameters_are_followed_through_the_template() -> None:
+    resources, outputs = load_template(TAINT).derived_from_hidden()
+    assert resources == {"uses_pw", "reads_attr", "reads_attr_again", "path_secret"}
+    assert outputs == {"transformed", "through_two"}
+
+
+def test_nothing_is_derived_without_hidden_parameters() -> None:
+    source = TAINT.replace("hidden: true", "hidden: false")
+    assert load_template(source).derived_from_hidden() == (frozenset(), frozenset())
