@@ -1,0 +1,61 @@
+"""The limits on what a request may hold, in one place.
+
+Every input from outside (a public task's payload, a template, parameter
+values, signal details) is checked against these before any work starts,
+and a refusal names the limit by the constant's name here, so a user can
+look it up in the README's "Limits" section. The values are chosen so that
+real stacks never meet them (the engine benchmark's 10,000-resource
+templates are about 1 MB of JSON and 70,000 values) while a hostile or
+broken message is refused in bounded time and memory.
+
+Ordering matters where two layers check the same thing: the broker's
+decoder refuses only what is past MAX_MESSAGE_BYTES / MAX_MESSAGE_DEPTH,
+which are larger than the payload limits, so a payload just past a payload
+limit still reaches its task and gets a JSON refusal naming that limit.
+
+This module holds numbers only: it imports nothing, and nothing here may
+read the environment (a limit that differs between workers would make the
+same request succeed or fail depending on which worker took it).
+"""
+
+from __future__ import annotations
+
+# A public task's keyword arguments, measured as compact UTF-8 JSON.
+MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+# JSON objects and lists nested inside each other in a payload, counting the payload itself.
+MAX_PAYLOAD_DEPTH = 120
+
+# A whole broker message body: what a decoder may refuse before any task sees it.
+MAX_MESSAGE_BYTES = 2 * MAX_PAYLOAD_BYTES
+MAX_MESSAGE_DEPTH = 128
+
+# A template: as sent, in bytes (YAML text in UTF-8, a mapping as compact JSON); mappings
+# and lists nested inside each other (the document itself counts as 1); values after YAML
+# aliases are expanded; aliases written.
+MAX_TEMPLATE_BYTES = 2 * 1024 * 1024
+MAX_TEMPLATE_DEPTH = 100
+MAX_TEMPLATE_VALUES = 200_000
+MAX_YAML_ALIASES = 100
+
+# Resources a template may declare (the engine benchmark walks 10,000).
+MAX_RESOURCES = 10_000
+
+# Names: tenant, stack, resource, parameter and output names, in characters. The
+# database's name columns hold 255.
+MAX_NAME_CHARS = 255
+
+# Free text that is stored with events (a signal's deploy_status_reason), in characters.
+MAX_REASON_CHARS = 4096
+
+# A stack's timeout: at least a minute, at most a week.
+MIN_TIMEOUT_MINS = 1
+MAX_TIMEOUT_MINS = 7 * 24 * 60
+
+# Ids and cursors (after_id) are PostgreSQL bigints.
+MAX_ID = 2**63 - 1
+
+# A parameter's allowed_pattern: its length in characters, the time one match may take,
+# and the time all the pattern matches of one request may take together, in seconds.
+MAX_PATTERN_CHARS = 1000
+PATTERN_MATCH_SECONDS = 0.1
+PATTERN_BUDGET_SECONDS = 1.0
