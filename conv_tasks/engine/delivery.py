@@ -102,8 +102,15 @@ class NodeRun:
         return written
 
     def wake(self, refs: Iterable[str]) -> None:
-        """Enqueue (with the rest of this delivery's messages) the nodes that waited for us."""
+        """Enqueue (with the rest of this delivery's messages) the nodes that waited for us.
+
+        A delivery of this very node that waited for us is not woken: we hand its successors
+        on ourselves, and woken it would only trigger them again, and they theirs.
+        """
+        own = waiter_ref(self.task)
         for ref in refs:
+            if ref == own:
+                continue
             payload = woken_payload(self.task.stack_id, ref)
             if payload is None:
                 log.warning("stack %s: unreadable waiter %r dropped", self.task.stack_id, ref)
@@ -128,7 +135,7 @@ class NodeRun:
 
     def poll_later(self, after: float) -> Outcome:
         """Come back to check the action under way, holding on to our lease."""
-        self.env.syncpoints.heartbeat(self.task.traversal)
+        self.env.syncpoints.heartbeat(self.task.traversal, str(self.task.node))
         again = self.task.again(nonce=self.nonce, poll=True, attempt=0)
         self.env.dispatcher.node(again.to_payload(), countdown=after)
         return Outcome.POLLING

@@ -20,10 +20,12 @@
 --   next       JSON list of the node's successors
 --   settled    1 when the node has nothing to do
 --   done       1 once the node itself has finished (called this script, or was settled)
+--   started    1 once the node's action is under way (heartbeat.lua, when it first polls)
 --
 -- A predecessor counts once however often it calls. A repeated call hands a successor on
--- again only if this node completed it and it has not finished since (the first call's
--- worker may have died before it enqueued it), so a duplicate costs the node's out-degree.
+-- again only if this node completed it and it has neither finished nor started since (the
+-- first call's worker may have died before it enqueued it; a node that has started keeps
+-- itself going through its own messages), so a duplicate costs at most the node's out-degree.
 --
 -- Returns {outcome, stack input or false, missing points as a JSON list, node1, input1, …}:
 -- outcome is "ok", "repeat" (this node had finished before) or "missing" (no point for this
@@ -106,7 +108,8 @@ while depth > 0 do
       elseif redis.call('HGET', key, 'completer') == node then
         -- Satisfied before by this very node. A settled successor is walked again so that
         -- whatever it completed is handed on again too; it costs no task.
-        ready = redis.call('HEXISTS', key, 'done') == 0
+        ready = (redis.call('HEXISTS', key, 'done') == 0
+            and redis.call('HEXISTS', key, 'started') == 0)
           or redis.call('HEXISTS', key, 'settled') == 1
       end
       redis.call('PEXPIRE', key, ttl)

@@ -184,12 +184,20 @@ class SyncPointStore:
         deleted += int(self._redis.unlink(*batch))
         return deleted
 
-    def heartbeat(self, traversal: str) -> None:
-        """Note that the traversal is moving, with the Redis server's clock."""
+    def heartbeat(self, traversal: str, node: str | None = None) -> None:
+        """Note that the traversal is moving, with the Redis server's clock. With `node`, note
+        also that the node's action is under way: a repeat of the node that triggered it no
+        longer triggers it again (finish)."""
         problems: list[Problem] = []
-        if not check_traversal(traversal, problems):
+        check_traversal(traversal, problems)
+        if node is not None:
+            check_name(node, "node", "the node name", problems)
+        if problems:
             raise InvalidInput(problems, what="SyncPoint heartbeat")
-        self._heartbeat(keys=[self._keys.heartbeat(traversal)], args=[self._ttl_ms])
+        keys = [self._keys.heartbeat(traversal)]
+        if node is not None:
+            keys.append(self._keys.point(traversal, node))
+        self._heartbeat(keys=keys, args=[self._ttl_ms])
 
     def ping(self) -> bool:
         """Whether Redis answers (the health check)."""

@@ -67,6 +67,23 @@ def test_the_completer_repeats_its_trigger_until_the_successor_finishes(
     assert store.finish(T, "b").triggered == ()
 
 
+def test_a_repeat_does_not_trigger_a_successor_that_has_started(store: SyncPointStore) -> None:
+    store.create(T, points({"a": ["n", "m"]}))
+    assert set(triggered(store.finish(T, "a"))) == {"m", "n"}
+    # n polls its action under way: from then on it keeps itself going.
+    store.heartbeat(T, "n")
+    assert set(triggered(store.finish(T, "a"))) == {"m"}
+    assert store.waiting_for(T, "n") == frozenset()
+
+
+def test_a_heartbeat_for_a_node_without_a_point_writes_no_point(
+    store: SyncPointStore, snapshot: Snapshot
+) -> None:
+    store.heartbeat(T, "gone")
+    assert store.last_heartbeat(T) is not None
+    assert all(":sp:" not in key for key in snapshot())
+
+
 def test_the_leaves_complete_the_stack_point_and_its_completer_repeats_it(
     store: SyncPointStore,
 ) -> None:
