@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from conv_tasks.broker.options import TASK_QUEUE, broker_options, conv_tasks_queues
 from conv_tasks.settings import get_settings
 
 _settings = get_settings()
+_broker = broker_options(_settings.broker_url, visibility_timeout=_settings.visibility_timeout)
 
 broker_url = _settings.broker_url
+# Redis or RabbitMQ, by the URL's scheme (conv_tasks/broker/options.py says what each needs).
+# On Redis: our transport, with which a worker survives a broker restart (see
+# conv_tasks/broker/redis_transport.py), and the visibility timeout after which unacknowledged
+# messages go back to the queue. On RabbitMQ: publisher confirms.
+broker_transport = _broker.transport
+broker_transport_options = _broker.transport_options
 result_backend = _settings.result_backend
 
 # JSON only: services that do not import conv_tasks call our tasks with send_task, and a
@@ -31,9 +39,6 @@ task_reject_on_worker_lost = True
 # A worker reserves one message at a time, so messages wait in the broker where any free
 # worker can take them, not in the memory of a busy (or dying) worker.
 worker_prefetch_multiplier = 1
-# Unacknowledged messages go back to the queue after this long (Redis transport). Longer than
-# any countdown we use, so a delayed poll is not delivered twice.
-broker_transport_options = {"visibility_timeout": _settings.visibility_timeout}
 # Task events for Flower: operators watch traversals there (CONV_TASKS_TASK_EVENTS=0 turns them
 # off). A worker buffers its task events and publishes them in groups, so they cost the broker
 # well under one message per task. A task-sent event costs one more broker message for every
@@ -45,7 +50,11 @@ task_send_sent_event = _settings.task_sent_events
 task_track_started = True
 
 broker_connection_retry_on_startup = True
-task_default_queue = "conv_tasks"
+task_default_queue = TASK_QUEUE
+# One durable queue, and messages RabbitMQ writes to disk: queued work outlives a restart of the
+# broker (a Redis broker keeps only what its own persistence keeps).
+task_queues = conv_tasks_queues()
+task_default_delivery_mode = "persistent"
 result_expires = timedelta(days=1)
 worker_hijack_root_logger = False
 timezone = "UTC"

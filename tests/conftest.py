@@ -1,9 +1,17 @@
-"""Shared fixtures: real PostgreSQL, Redis and Celery worker processes.
+"""Shared fixtures: real PostgreSQL, Redis, a broker (Redis or RabbitMQ) and Celery workers.
 
 The environment is set here, before conv_tasks reads its settings, so that
 the tests, the worker processes they start and beat all use a test database,
 their own Redis databases and a key prefix of this run. Pure-logic tests
 use none of these fixtures and need no services.
+
+CONV_TASKS_TEST_BROKER_URL chooses the broker. With amqp://user:password@host/
+vhost the run gets a RabbitMQ virtual host of its own, `<vhost>.<run id>`
+(`conv_tasks_test.<run id>` when the URL names none), created with rabbitmqctl
+before the workers start and deleted after they stop, so test runs side by
+side never share a queue. A test whose subject only one broker has says so
+with `@pytest.mark.broker("redis" | "rabbitmq", reason=...)` and is skipped
+on the other.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import pytest
 
@@ -23,6 +32,21 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 RUN_ID = uuid.uuid4().hex[:8]
 
+
+def _run_vhost(url: str) -> tuple[str, str | None]:
+    """For an amqp:// URL, the same URL on this run's own virtual host, and that vhost."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("amqp", "amqps", "pyamqp"):
+        return url, None
+    given = unquote(parts.path[1:]) if parts.path not in ("", "/") else "conv_tasks_test"
+    vhost = f"{given}.{RUN_ID}"
+    return urlunsplit(parts._replace(path="/" + quote(vhost, safe=""))), vhost
+
+
+BROKER_URL, BROKER_VHOST = _run_vhost(
+    os.environ.get("CONV_TASKS_TEST_BROKER_URL", "redis://127.0.0.1:6379/13")
+)
+
 TEST_ENV = {
     "CONV_TASKS_DATABASE_URL": os.environ.get(
         "CONV_TASKS_TEST_DATABASE_URL",
@@ -30,9 +54,7 @@ TEST_ENV = {
     ),
     # CONV_TASKS_TEST_BROKER_URL chooses the broker (amqp://... for RabbitMQ); the other two let
     # test runs side by side keep to their own Redis databases.
-    "CONV_TASKS_BROKER_URL": os.environ.get(
-        "CONV_TASKS_TEST_BROKER_URL", "redis://127.0.0.1:6379/13"
-    ),
+    "CONV_TASKS_BROKER_URL": BROKER_URL,
     "CONV_TASKS_REDIS_URL": os.environ.get(
         "CONV_TASKS_TEST_REDIS_URL", "redis://127.0.0.1:6379/14"
     ),
@@ -49,9 +71,61 @@ TEST_ENV = {
 }
 os.environ.update(TEST_ENV)
 
+from conv_tasks.broker.options import BrokerKind, broker_kind  # noqa: E402 - after the env
+
+TEST_BROKER = broker_kind(BROKER_URL)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "broker(kind, reason): the test measures something only a Redis or only a RabbitMQ "
+        "broker has; it is skipped, with the reason, when the run's broker is the other",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        marker = item.get_closest_marker("broker")
+        if marker is None:
+            continue
+        wanted = BrokerKind(marker.args[0])
+        if wanted is not TEST_BROKER:
+            reason = marker.kwargs.get("reason", "")
+            item.add_marker(
+                pytest.mark.skip(reason=f"{wanted} broker only ({reason}); this run: {TEST_BROKER}")
+            )
+
 
 def _services() -> None:
     subprocess.run([str(ROOT / "scripts" / "ensure-services.sh")], check=True)
+
+
+def _rabbitmqctl(*args: str) -> None:
+    subprocess.run(["rabbitmqctl", "-q", *args], check=True, capture_output=True, timeout=60)
+
+
+@pytest.fixture(scope="session")
+def broker_url() -> Iterator[str]:
+    """The run's broker, empty: a Redis database flushed, or a RabbitMQ vhost of its own."""
+    _services()
+    from conv_tasks.tasks.app import app
+
+    if BROKER_VHOST is None:
+        import redis
+
+        redis.Redis.from_url(BROKER_URL).flushdb()
+        yield BROKER_URL
+        return
+    user = unquote(urlsplit(BROKER_URL).username or "guest")
+    _rabbitmqctl("add_vhost", BROKER_VHOST)
+    try:
+        _rabbitmqctl("set_permissions", "-p", BROKER_VHOST, user, ".*", ".*", ".*")
+        app.control.purge()  # declares conv_tasks' durable queue as the workers will, empty
+        yield BROKER_URL
+    finally:
+        app.pool.force_close_all()
+        _rabbitmqctl("delete_vhost", BROKER_VHOST)
 
 
 @pytest.fixture(scope="session")
@@ -86,14 +160,14 @@ def redis_client() -> object:
 
 @pytest.fixture(scope="session")
 def workers(
-    database_url: str, redis_client: object, tmp_path_factory: pytest.TempPathFactory
+    database_url: str,
+    redis_client: object,
+    broker_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[CeleryProcesses]:
     """Two worker processes (two pool children each) and beat, for the whole session."""
-    import redis
-
     from conv_tasks.celery_processes import CeleryProcesses
 
-    redis.Redis.from_url(TEST_ENV["CONV_TASKS_BROKER_URL"]).flushdb()
     pool = CeleryProcesses(tmp_path_factory.mktemp("workers"), env=TEST_ENV, suffix=RUN_ID)
     pool.start_worker("w1")
     pool.start_worker("w2")

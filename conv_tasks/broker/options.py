@@ -1,0 +1,93 @@
+"""What each broker needs from Celery, decided from the broker URL alone (pure, no I/O).
+
+Redis (redis://, rediss://) emulates acknowledgements: a message a worker took
+goes back to the queue when its visibility timeout passes. RabbitMQ (amqp://,
+amqps://) acknowledges for real: a message goes back the moment the worker
+that held it disconnects, and a durable queue of persistent messages outlives
+a broker restart. See README, "Choosing a broker".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+from urllib.parse import urlsplit
+
+from kombu import Exchange, Queue
+
+# Where public requests and graph nodes wait for a worker.
+TASK_QUEUE = "conv_tasks"
+REDIS_TRANSPORT = "conv_tasks.broker.redis_transport:Transport"
+
+
+class BrokerKind(StrEnum):
+    REDIS = "redis"
+    RABBITMQ = "rabbitmq"
+    OTHER = "other"
+
+
+_KINDS = {
+    "redis": BrokerKind.REDIS,
+    "rediss": BrokerKind.REDIS,
+    "sentinel": BrokerKind.REDIS,
+    "amqp": BrokerKind.RABBITMQ,
+    "amqps": BrokerKind.RABBITMQ,
+    "pyamqp": BrokerKind.RABBITMQ,
+}
+
+
+def broker_kind(url: str) -> BrokerKind:
+    """Which broker a URL names; `redis+socket://` and the like by the part before the plus."""
+    scheme = urlsplit(url).scheme.lower().split("+", 1)[0]
+    return _KINDS.get(scheme, BrokerKind.OTHER)
+
+
+@dataclass(frozen=True)
+class BrokerOptions:
+    """The Celery settings that differ between brokers."""
+
+    kind: BrokerKind
+    # An import path for Celery's `broker_transport`, or None for kombu's choice by URL scheme.
+    transport: str | None = None
+    transport_options: dict[str, Any] = field(default_factory=dict)
+
+
+def broker_options(url: str, *, visibility_timeout: float) -> BrokerOptions:
+    """Transport and transport options for the broker at `url`."""
+    kind = broker_kind(url)
+    if kind is BrokerKind.REDIS:
+        scheme = urlsplit(url).scheme.lower()
+        return BrokerOptions(
+            kind,
+            # Ours replaces kombu's plain Redis transport only, not Sentinel's; for
+            # `redis+socket://` kombu insists on choosing the transport itself.
+            transport=REDIS_TRANSPORT if scheme in ("redis", "rediss") else None,
+            # A message a worker took and never acknowledged goes back to the queue after
+            # this long. Longer than any countdown we use, so a delayed poll is not delivered
+            # twice.
+            transport_options={"visibility_timeout": visibility_timeout},
+        )
+    if kind is BrokerKind.RABBITMQ:
+        return BrokerOptions(
+            kind,
+            # Publisher confirms: sending a node returns once RabbitMQ has the message (a
+            # persistent one on disk), so a worker never acknowledges the message it ran before
+            # the messages it sent on are safe. One round trip per publish.
+            transport_options={"confirm_publish": True},
+        )
+    return BrokerOptions(kind)
+
+
+def conv_tasks_queues() -> list[Queue]:
+    """conv_tasks' one queue: durable, on a durable direct exchange of the same name.
+
+    A classic queue, not a quorum queue: node polls and retries are countdown
+    tasks, which on a classic queue wait in the worker (unacknowledged, so
+    they come back if it dies) and need nothing more from RabbitMQ; a quorum
+    queue would also need Celery's native delayed delivery exchanges, and buys
+    replication across a RabbitMQ cluster, which one broker node does not
+    have. On Redis the queue is a list and durability means nothing.
+    """
+    exchange = Exchange(TASK_QUEUE, type="direct", durable=True)
+    return [Queue(TASK_QUEUE, exchange, routing_key=TASK_QUEUE, durable=True)]

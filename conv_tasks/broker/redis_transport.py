@@ -1,0 +1,47 @@
+"""kombu's Redis transport, with a closed channel that fails like a lost connection.
+
+Why this exists (kombu 5.7.0, celery 5.7.0, the newest releases): when the
+Redis broker restarts, a worker's consumer loses its connection and Celery
+first collects it (`Connection.collect()`), then closes it. Collecting closes
+the channels one by one and stops at the first that fails: the remote-control
+channel's close deletes its auto-delete queue, which raises ConnectionError
+while Redis is down, so the task channel is never closed. kombu then detaches
+the transport from its connection anyway (`transport.client = None`). The
+close that follows reaches the task channel; if it holds unacknowledged
+messages (a countdown poll waiting in the worker, a task running with
+`acks_late`), it restores them, which builds a new Redis pool from
+`transport.client.hostname` and raises AttributeError. That is no connection
+error, so Celery logs "Unrecoverable error" and the worker exits. A late
+acknowledgement on such a channel, after the worker reconnected, goes the same
+way.
+
+Here a channel whose transport has been detached raises redis' ConnectionError
+instead, which is the truth: it cannot reach its broker any more. kombu and
+Celery treat that as the lost connection it is: the close goes on, and the
+worker reconnects. The messages stay in Redis' unacknowledged set (when Redis
+kept them) and come back after the visibility timeout, as for a killed
+worker. Registered by `conv_tasks.broker.options` for redis:// and rediss://
+broker URLs; remove it once a kombu release no longer builds a pool from a
+detached transport.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kombu.transport import redis as kombu_redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+DETACHED = "this broker channel belongs to a connection that was closed; reconnect and retry"
+
+
+class Channel(kombu_redis.Channel):
+    def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
+        if self.connection is None or self.connection.client is None:
+            raise RedisConnectionError(DETACHED)
+        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)
+        return params
+
+
+class Transport(kombu_redis.Transport):
+    Channel = Channel
