@@ -16,6 +16,7 @@ on the other.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import uuid
@@ -33,6 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 RUN_ID = uuid.uuid4().hex[:8]
 
 
+def on_vhost(url: str, vhost: str) -> str:
+    """The same amqp:// URL on another virtual host."""
+    return urlunsplit(urlsplit(url)._replace(path="/" + quote(vhost, safe="")))
+
+
 def _run_vhost(url: str) -> tuple[str, str | None]:
     """For an amqp:// URL, the same URL on this run's own virtual host, and that vhost."""
     parts = urlsplit(url)
@@ -40,7 +46,7 @@ def _run_vhost(url: str) -> tuple[str, str | None]:
         return url, None
     given = unquote(parts.path[1:]) if parts.path not in ("", "/") else "conv_tasks_test"
     vhost = f"{given}.{RUN_ID}"
-    return urlunsplit(parts._replace(path="/" + quote(vhost, safe=""))), vhost
+    return on_vhost(url, vhost), vhost
 
 
 BROKER_URL, BROKER_VHOST = _run_vhost(
@@ -101,8 +107,24 @@ def _services() -> None:
     subprocess.run([str(ROOT / "scripts" / "ensure-services.sh")], check=True)
 
 
-def _rabbitmqctl(*args: str) -> None:
-    subprocess.run(["rabbitmqctl", "-q", *args], check=True, capture_output=True, timeout=60)
+def rabbitmqctl(*args: str) -> str:
+    done = subprocess.run(
+        ["rabbitmqctl", "-q", *args], check=True, capture_output=True, text=True, timeout=60
+    )
+    return done.stdout
+
+
+@contextlib.contextmanager
+def rabbitmq_vhost(url: str) -> Iterator[str]:
+    """The virtual host `url` names, created (its user may do anything there), then deleted."""
+    parts = urlsplit(url)
+    vhost, user = unquote(parts.path[1:]), unquote(parts.username or "guest")
+    rabbitmqctl("add_vhost", vhost)
+    try:
+        rabbitmqctl("set_permissions", "-p", vhost, user, ".*", ".*", ".*")
+        yield url
+    finally:
+        rabbitmqctl("delete_vhost", vhost)
 
 
 @pytest.fixture(scope="session")
@@ -117,15 +139,21 @@ def broker_url() -> Iterator[str]:
         redis.Redis.from_url(BROKER_URL).flushdb()
         yield BROKER_URL
         return
-    user = unquote(urlsplit(BROKER_URL).username or "guest")
-    _rabbitmqctl("add_vhost", BROKER_VHOST)
-    try:
-        _rabbitmqctl("set_permissions", "-p", BROKER_VHOST, user, ".*", ".*", ".*")
-        app.control.purge()  # declares conv_tasks' durable queue as the workers will, empty
-        yield BROKER_URL
-    finally:
-        app.pool.force_close_all()
-        _rabbitmqctl("delete_vhost", BROKER_VHOST)
+    with rabbitmq_vhost(BROKER_URL):
+        try:
+            app.control.purge()  # declares conv_tasks' durable queue as the workers will, empty
+            yield BROKER_URL
+        finally:
+            app.pool.force_close_all()
+
+
+@pytest.fixture
+def private_rabbitmq_url(broker_url: str) -> Iterator[str]:
+    """A RabbitMQ vhost for one test's own workers (an amqp run only), deleted after it."""
+    if BROKER_VHOST is None:
+        pytest.skip("needs a RabbitMQ broker (CONV_TASKS_TEST_BROKER_URL=amqp://...)")
+    with rabbitmq_vhost(on_vhost(BROKER_URL, f"{BROKER_VHOST}.{uuid.uuid4().hex[:6]}")) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -24,6 +24,9 @@ from typing import Any
 import redis
 from celery import Celery
 
+from conv_tasks.broker.options import broker_options
+from conv_tasks.settings import Settings
+
 PG_BIN = Path(os.environ.get("CONV_TASKS_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
 
 
@@ -140,11 +143,17 @@ class PrivateRedis:
 
 
 def celery_app(env: Mapping[str, str]) -> Celery:
-    """A Celery app of the test process that talks to the broker and results in `env`."""
+    """A Celery app of the test process that talks to the broker and results in `env`
+    (whichever broker the rest of the test session uses)."""
+    settings = Settings.from_env(env)
+    broker = broker_options(settings.broker_url, visibility_timeout=settings.visibility_timeout)
     app = Celery("conv_tasks_chaos")
     app.config_from_object("celeryconfig")
     app.conf.update(
-        broker_url=env["CONV_TASKS_BROKER_URL"], result_backend=env["CONV_TASKS_RESULT_BACKEND"]
+        broker_url=settings.broker_url,
+        broker_transport=broker.transport,
+        broker_transport_options=broker.transport_options,
+        result_backend=settings.result_backend,
     )
     return app
 
