@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from conv_tasks.durations import parse_duration
 from conv_tasks.errors import InvalidInput, Problem
 
 DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks"
@@ -34,6 +35,44 @@ def _float(env: Mapping[str, str], name: str, default: float, problems: list[Pro
         problems.append(Problem(name, f"must be greater than zero, got {raw!r}"))
         return default
     return value
+
+
+def _retention(
+    env: Mapping[str, str], name: str, default: float | None, problems: list[Problem]
+) -> float | None:
+    """Seconds, written 90, 90s, 15m, 12h or 30d; `never` is None (keep forever)."""
+    raw = (env.get(name) or "").strip()
+    if raw == "":
+        return default
+    if raw.lower() == "never":
+        return None
+    return _duration(env, name, 0.0, problems, also="or never") or default
+
+
+def _duration(
+    env: Mapping[str, str], name: str, default: float, problems: list[Problem], *, also: str = ""
+) -> float:
+    """Seconds, written 90, 90s, 15m, 12h or 30d."""
+    raw = (env.get(name) or "").strip()
+    if raw == "":
+        return default
+    try:
+        return parse_duration(raw)
+    except ValueError as exc:
+        problems.append(Problem(name, f"{exc}{', ' + also if also else ''}"))
+        return default
+
+
+def _count(
+    env: Mapping[str, str], name: str, default: int, problems: list[Problem], *, minimum: int
+) -> int:
+    raw = (env.get(name) or "").strip()
+    if raw == "":
+        return default
+    if not raw.isdigit() or int(raw) < minimum:
+        problems.append(Problem(name, f"must be a whole number from {minimum}, got {raw!r}"))
+        return default
+    return int(raw)
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -82,6 +121,15 @@ class Settings:
     task_events: bool = True
     # Whether publishing a task also sends a task-sent event (one more broker message per task).
     task_sent_events: bool = False
+    # Retention (conv_tasks.engine.retention): deleted stacks are purged this long after their
+    # deletion, events of live stacks at this age, except each stack's latest `events_keep`.
+    # None keeps them forever.
+    purge_deleted_after: float | None = 30 * 86400.0
+    event_retention: float | None = 30 * 86400.0
+    events_keep: int = 1000
+    # How often beat purges, and the most rows one of its transactions deletes.
+    purge_interval: float = 3600.0
+    purge_batch: int = 1000
     extra: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -113,6 +161,17 @@ class Settings:
             task_sent_events=_flag(
                 env, "CONV_TASKS_TASK_SENT_EVENTS", cls.task_sent_events, problems
             ),
+            purge_deleted_after=_retention(
+                env, "CONV_TASKS_PURGE_DELETED_AFTER", cls.purge_deleted_after, problems
+            ),
+            event_retention=_retention(
+                env, "CONV_TASKS_EVENT_RETENTION", cls.event_retention, problems
+            ),
+            events_keep=_count(env, "CONV_TASKS_EVENTS_KEEP", cls.events_keep, problems, minimum=0),
+            purge_interval=_duration(
+                env, "CONV_TASKS_PURGE_INTERVAL", cls.purge_interval, problems
+            ),
+            purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
         )
         for name, value in (
             ("CONV_TASKS_DATABASE_URL", settings.database_url),
