@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services test test-rabbitmq test-fast lint chaos bench bench-quick demo clean
+.PHONY: setup services deploy-tools test test-rabbitmq test-fast lint chaos bench bench-quick demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,13 @@ setup: $(BIN)/python
 services:
 	./scripts/ensure-services.sh
 
+# Debian's docker-compose, which tests/deploy uses to check deploy/compose.yaml without a Docker
+# engine; installed (as root, with apt-get) only when missing.
+deploy-tools:
+	./scripts/ensure-docker-compose.sh
+
 # The full default suite: unit tests, integration and chaos tests with real workers.
-test: setup services
+test: setup services deploy-tools
 	$(BIN)/python -m pytest tests
 
 # The integration and chaos tests again, with RabbitMQ as the broker. The run gets a vhost of its
@@ -29,8 +34,9 @@ RABBITMQ_TEST_URL ?= amqp://guest:guest@127.0.0.1:5672/conv_tasks_test
 test-rabbitmq: setup services
 	CONV_TASKS_TEST_BROKER_URL=$(RABBITMQ_TEST_URL) $(BIN)/python -m pytest tests/integration tests/chaos
 
-test-fast: setup
-	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks
+test-fast: setup deploy-tools
+	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks \
+		tests/deploy
 
 # The chaos tests (killed workers, lost SyncPoints) alone, ten runs in a row.
 chaos: setup services

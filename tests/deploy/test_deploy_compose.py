@@ -1,0 +1,176 @@
+"""deploy/compose.yaml as docker-compose reads it: valid, in order, healthy, Flower locked.
+
+Debian's `docker-compose` checks a file without a Docker engine (`config`); `make test` and
+CI install it (scripts/ensure-docker-compose.sh). Without it these tests fail, never skip.
+The shell commands of migrate and Flower are run here with stand-ins for conv-tasks, celery
+and sleep, so their retry and refusal are tried, not only read.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from deploy_tools import DEPLOY, ROOT, compose_config
+
+COMPOSE = DEPLOY / "compose.yaml"
+
+
+@pytest.fixture(scope="module")
+def config() -> dict[str, Any]:
+    """The file as docker-compose resolves it (anchors merged, variables filled in)."""
+    done = compose_config(COMPOSE)
+    assert done.returncode == 0, done.stderr
+    loaded: dict[str, Any] = yaml.safe_load(done.stdout)
+    return loaded
+
+
+def test_the_compose_file_is_valid() -> None:
+    done = compose_config(COMPOSE, "-q")
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "complaint"),
+    [
+        ("migrate: { condition", "migrat: { condition", "which is undefined"),
+        ("restart: unless-stopped", "restart: unless-stopped\n    restrat: always", "restrat"),
+        ("interval: 5s", "interval: [5s]", "healthcheck.interval"),
+    ],
+    ids=["unknown-dependency", "unknown-key", "wrong-type"],
+)
+def test_a_broken_compose_file_fails_the_check(
+    tmp_path: Path, old: str, new: str, complaint: str
+) -> None:
+    text = COMPOSE.read_text()
+    assert old in text
+    broken = tmp_path / "deploy" / "compose.yaml"
+    broken.parent.mkdir()
+    broken.write_text(text.replace(old, new, 1))
+    done = compose_config(broken, "-q")
+    assert done.returncode != 0, f"docker-compose accepted a broken file:\n{done.stdout}"
+    assert complaint in done.stderr
+
+
+def test_services_report_their_health(config: dict[str, Any]) -> None:
+    services = config["services"]
+    for name in ("postgres", "redis", "worker", "flower"):
+        assert services[name]["healthcheck"]["test"], name
+    assert "pg_isready" in services["postgres"]["healthcheck"]["test"]
+    # Over TCP: the image's first-start server listens on the Unix socket only.
+    assert "127.0.0.1" in services["postgres"]["healthcheck"]["test"]
+    assert "ping" in services["redis"]["healthcheck"]["test"]
+    worker_check = " ".join(services["worker"]["healthcheck"]["test"])
+    assert "inspect ping -d celery@$$HOSTNAME" in worker_check
+    assert "/healthcheck" in " ".join(services["flower"]["healthcheck"]["test"])
+
+
+def test_migrate_waits_for_postgres_and_the_rest_for_migrate(config: dict[str, Any]) -> None:
+    services = config["services"]
+    assert services["migrate"]["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    assert services["migrate"]["restart"] == "no"
+    for name in ("worker", "beat"):
+        assert services[name]["depends_on"] == {
+            "postgres": {"condition": "service_healthy"},
+            "redis": {"condition": "service_healthy"},
+            "migrate": {"condition": "service_completed_successfully"},
+        }, name
+    assert services["flower"]["depends_on"] == {"redis": {"condition": "service_healthy"}}
+
+
+def _stand_ins(tmp_path: Path, **scripts: str) -> dict[str, str]:
+    """An environment whose PATH finds these shell scripts before the real commands."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, body in scripts.items():
+        path = bin_dir / name
+        path.write_text(f"#!/bin/sh\n{body}\n")
+        path.chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+
+
+def _run_command(service: dict[str, Any], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    shell, flag, script = service["command"]
+    assert (shell, flag) == ("sh", "-c")
+    # `$$` is compose's escape for a `$` the container's shell sees.
+    return subprocess.run(
+        [shell, flag, script.replace("$$", "$")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+
+
+def test_migrate_retries_until_the_database_answers(config: dict[str, Any], tmp_path: Path) -> None:
+    attempts = tmp_path / "attempts"
+    env = _stand_ins(
+        tmp_path,
+        **{
+            "conv-tasks": f'echo x >> {attempts}; [ "$(wc -l < {attempts})" -ge 3 ]',
+            "sleep": "exit 0",
+        },
+    )
+    done = _run_command(config["services"]["migrate"], env)
+    assert done.returncode == 0, done.stderr
+    assert attempts.read_text().count("x") == 3
+    assert "attempt 2 failed; retrying" in done.stderr
+
+
+def test_migrate_gives_up_with_a_failure(config: dict[str, Any], tmp_path: Path) -> None:
+    env = _stand_ins(tmp_path, **{"conv-tasks": "exit 1", "sleep": "exit 0"})
+    done = _run_command(config["services"]["migrate"], env)
+    assert done.returncode == 1
+    assert "attempt 12 failed" in done.stderr
+
+
+def test_flower_is_never_served_without_authentication(
+    config: dict[str, Any], tmp_path: Path
+) -> None:
+    flower = config["services"]["flower"]
+    env = _stand_ins(tmp_path, celery='echo "celery $*"')
+    refused = _run_command(flower, env)
+    assert refused.returncode == 1
+    assert "set FLOWER_BASIC_AUTH=user:password" in refused.stderr
+    assert refused.stdout == ""
+    started = _run_command(flower, {**env, "FLOWER_BASIC_AUTH": "admin:secret"})
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip() == "celery -A conv_tasks.tasks.app flower --port=5555"
+    oauth = _run_command(flower, {**env, "FLOWER_AUTH": ".*@example\\.com"})
+    assert oauth.returncode == 0, oauth.stderr
+
+
+def test_flower_takes_its_credentials_from_the_environment(config: dict[str, Any]) -> None:
+    flower = config["services"]["flower"]
+    # No value in the file: docker-compose passes on the variable of the shell it runs in.
+    assert "FLOWER_BASIC_AUTH" in flower["environment"]
+    assert flower["environment"]["FLOWER_BASIC_AUTH"] is None
+    # On the host's loopback only, unless FLOWER_LISTEN says otherwise.
+    [port] = flower["ports"]
+    assert port.startswith("127.0.0.1:5555:5555")
+
+
+def test_flower_credentials_given_to_compose_reach_the_container() -> None:
+    done = compose_config(
+        COMPOSE, env={"FLOWER_BASIC_AUTH": "admin:secret", "FLOWER_LISTEN": "0.0.0.0"}
+    )
+    assert done.returncode == 0, done.stderr
+    flower = yaml.safe_load(done.stdout)["services"]["flower"]
+    assert flower["environment"]["FLOWER_BASIC_AUTH"] == "admin:secret"
+    assert flower["ports"][0].startswith("0.0.0.0:5555:5555")
+
+
+def test_the_image_copies_no_virtualenv_git_or_caches() -> None:
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
+    for entry in (".venv", ".git", "**/__pycache__", ".pytest_cache", ".mypy_cache", "tests"):
+        assert entry in ignored, entry
+    # What the Dockerfile installs from must reach the build.
+    for needed in ("requirements.txt", "pyproject.toml", "README.md", "conv_tasks"):
+        assert needed not in ignored, needed

@@ -1,0 +1,84 @@
+"""The systemd units in deploy/, read as systemd reads them (sections of repeatable keys)."""
+
+from __future__ import annotations
+
+import shlex
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from deploy_tools import DEPLOY
+
+UNITS = sorted(DEPLOY.glob("*.service"))
+
+Unit = dict[str, dict[str, list[str]]]
+
+
+def read_unit(path: Path) -> Unit:
+    """Section -> key -> every value given (systemd allows a key more than once)."""
+    unit: Unit = defaultdict(lambda: defaultdict(list))
+    section = None
+    for number, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+            continue
+        key, sep, value = line.partition("=")
+        assert sep and section, f"{path.name}:{number}: not KEY=VALUE in a section: {raw!r}"
+        unit[section][key.strip()].append(value.strip())
+    return unit
+
+
+def words(unit: Unit, section: str, key: str) -> list[str]:
+    """A list-valued setting (After=, Wants=): every value, split on spaces."""
+    return [word for value in unit[section][key] for word in value.split()]
+
+
+def one(unit: Unit, section: str, key: str) -> str:
+    [value] = unit[section][key]
+    return value
+
+
+def test_both_units_are_here() -> None:
+    assert [unit.name for unit in UNITS] == [
+        "conv-tasks-beat.service",
+        "conv-tasks-worker@.service",
+    ]
+
+
+@pytest.mark.parametrize("path", UNITS, ids=lambda path: path.name)
+def test_waiting_for_the_network_also_pulls_it_in(path: Path) -> None:
+    # After= only orders: without Wants= nothing starts network-online.target, and the unit
+    # starts before the network is up after all.
+    unit = read_unit(path)
+    assert "network-online.target" in words(unit, "Unit", "After")
+    assert "network-online.target" in words(unit, "Unit", "Wants")
+
+
+@pytest.mark.parametrize("path", UNITS, ids=lambda path: path.name)
+def test_units_read_the_sample_environment_file(path: Path) -> None:
+    unit = read_unit(path)
+    assert one(unit, "Service", "EnvironmentFile") == "/etc/conv-tasks/conv-tasks.env"
+    assert (DEPLOY / "conv-tasks.env.sample").exists()
+    assert one(unit, "Service", "User") == "conv-tasks"
+    assert one(unit, "Install", "WantedBy") == "multi-user.target"
+
+
+def test_stopping_a_worker_lets_its_pool_finish() -> None:
+    unit = read_unit(DEPLOY / "conv-tasks-worker@.service")
+    # SIGTERM to Celery's main process only (a warm shutdown); SIGKILL to all after the timeout.
+    assert one(unit, "Service", "KillMode") == "mixed"
+    assert one(unit, "Service", "KillSignal") == "SIGTERM"
+    assert float(one(unit, "Service", "TimeoutStopSec")) >= 60
+
+
+def test_beat_keeps_its_schedule_in_its_state_directory() -> None:
+    unit = read_unit(DEPLOY / "conv-tasks-beat.service")
+    state = one(unit, "Service", "StateDirectory")
+    assert state and not state.startswith("/")
+    command = shlex.split(one(unit, "Service", "ExecStart"))
+    assert command[1] == "beat"
+    schedule = command[command.index("--schedule") + 1]
+    assert schedule.startswith(f"/var/lib/{state}/")
