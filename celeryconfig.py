@@ -69,4 +69,9 @@ beat_schedule = {
         "task": "conv_tasks.beat.collect_templates",
         "schedule": _settings.gc_interval,
     },
+    # Deleted stacks and old events (conv_tasks/engine/retention.py).
+    "conv_tasks.beat.purge": {
+        "task": "conv_tasks.beat.purge",
+        "schedule": _settings.purge_interval,
+    },
 }

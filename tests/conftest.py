@@ -72,6 +72,9 @@ TEST_ENV = {
     "CONV_TASKS_STALL_AFTER": "8",
     "CONV_TASKS_WATCHDOG_INTERVAL": "1",
     "CONV_TASKS_GC_INTERVAL": "2",
+    # Beat purges every 2 s, with the default retention (30 days): only rows a test dated back
+    # that far are purged (tests/integration/test_integration_purge.py).
+    "CONV_TASKS_PURGE_INTERVAL": "2",
     "CONV_TASKS_POLL_INTERVAL": "0.2",
     "CONV_TASKS_VISIBILITY_TIMEOUT": "15",
 }

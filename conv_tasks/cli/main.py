@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from conv_tasks.cli import output
+from conv_tasks.cli.purge import db_purge
 from conv_tasks.errors import ConvTasksError
 
 
@@ -406,6 +407,9 @@ def resource_signal(ctx: Context, stack_name: str, resource_name: str, data_json
 @cli.group()
 def db() -> None:
     """Database administration."""
+
+
+db.add_command(db_purge)
 
 
 @db.command("upgrade")

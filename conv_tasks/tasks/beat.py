@@ -1,4 +1,4 @@
-"""Periodic jobs run by celery beat: the traversal watchdog and the template collector.
+"""Periodic jobs run by celery beat: the traversal watchdog, the template collector, the purge.
 
 A job that meets PostgreSQL or Redis down (a restart) does nothing this time
 and says so in one line: beat runs it again at its next interval.
@@ -10,8 +10,11 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from conv_tasks.engine.retention import RetentionPolicy
+from conv_tasks.engine.retention import purge as purge_rows
 from conv_tasks.engine.watchdog import collect_templates as collect
 from conv_tasks.engine.watchdog import run_watchdog
+from conv_tasks.settings import get_settings
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import engine_env
 from conv_tasks.tasks.transient import TRANSIENT_FAULTS, describe
@@ -44,3 +47,24 @@ def watchdog() -> dict[str, Any]:
 @app.task(name="conv_tasks.beat.collect_templates", acks_late=False)
 def collect_templates() -> dict[str, Any]:
     return _unless_unavailable("template collection", lambda: {"deleted": collect()})
+
+
+# At most this share of the interval on one purge (and never more than ten minutes), so that a
+# first purge of a large backlog does not keep a worker process for hours: the next run goes on.
+PURGE_BUDGET_SHARE = 0.5
+PURGE_BUDGET_MAX = 600.0
+
+
+def _purge() -> dict[str, Any]:
+    settings = get_settings()
+    budget = min(settings.purge_interval * PURGE_BUDGET_SHARE, PURGE_BUDGET_MAX)
+    report = purge_rows(RetentionPolicy.from_settings(settings), budget=budget)
+    if report.stacks or report.old_events or not report.finished:
+        log.info("purge: %s", report.to_dict())
+    return report.to_dict()
+
+
+@app.task(name="conv_tasks.beat.purge", acks_late=False)
+def purge() -> dict[str, Any]:
+    """Deleted stacks past CONV_TASKS_PURGE_DELETED_AFTER and events past the event retention."""
+    return _unless_unavailable("purge", _purge)

@@ -1,0 +1,108 @@
+"""`conv-tasks db purge`: delete stacks deleted long ago and old events, now, in batches.
+
+The same purge beat runs every CONV_TASKS_PURGE_INTERVAL (conv_tasks.engine.retention),
+with the retention settings; the options here override them for one run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from conv_tasks.cli import output
+from conv_tasks.durations import format_duration, parse_duration
+
+
+class Age(click.ParamType):
+    """A duration with its unit: 90s, 15m, 12h, 30d (a bare number is refused)."""
+
+    name = "AGE"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return parse_duration(str(value), unit_required=True)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def _age(seconds: float | None) -> str:
+    return "never" if seconds is None else format_duration(seconds)
+
+
+def describe(report: dict[str, Any], deleted_after: float | None, events: float | None) -> str:
+    """One sentence saying what the purge deleted, for a person."""
+    parts = []
+    if deleted_after is not None:
+        parts.append(
+            f"{report['stacks']} stack(s) deleted more than {_age(deleted_after)} ago "
+            f"({report['resources']} resource(s), {report['stack_events']} event(s))"
+        )
+    if events is not None:
+        parts.append(f"{report['old_events']} event(s) of live stacks older than {_age(events)}")
+    parts.append(f"{report['templates']} unreferenced template(s)")
+    sentence = f"Purged {', '.join(parts)} in {report['transactions']} transaction(s)."
+    if not report["finished"]:
+        sentence += " Stopped early: run it again for the rest."
+    return sentence
+
+
+@click.command("purge")
+@click.option(
+    "--older-than",
+    type=Age(),
+    help="Purge stacks deleted longer ago than AGE (90s, 15m, 12h, 30d), with their resources "
+    "and events. [default: $CONV_TASKS_PURGE_DELETED_AFTER, 30d]",
+)
+@click.option(
+    "--events-older-than",
+    type=Age(),
+    help="Purge events of live stacks older than AGE, but each stack's latest --keep-events. "
+    "[default: $CONV_TASKS_EVENT_RETENTION, 30d]",
+)
+@click.option(
+    "--keep-events",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Keep each live stack's latest N events, whatever their age. "
+    "[default: $CONV_TASKS_EVENTS_KEEP, 1000]",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Rows one transaction deletes at most. [default: $CONV_TASKS_PURGE_BATCH, 1000]",
+)
+@click.pass_context
+def db_purge(
+    ctx: click.Context,
+    older_than: float | None,
+    events_older_than: float | None,
+    keep_events: int | None,
+    batch_size: int | None,
+) -> None:
+    """Delete stacks deleted long ago (resources, events, templates) and old events.
+
+    What the retention settings say is purged (the beat job does it every
+    CONV_TASKS_PURGE_INTERVAL), or what the options say, now. Each transaction
+    deletes at most --batch-size rows and skips rows other transactions hold.
+    """
+    from conv_tasks.engine.retention import RetentionPolicy, purge
+    from conv_tasks.settings import get_settings
+
+    policy = RetentionPolicy.from_settings(get_settings())
+    policy = RetentionPolicy(
+        deleted_after=older_than or policy.deleted_after,
+        event_retention=events_older_than or policy.event_retention,
+        events_keep=policy.events_keep if keep_events is None else keep_events,
+        batch_size=batch_size or policy.batch_size,
+    )
+    report = purge(policy).to_dict()
+    if getattr(ctx.obj, "as_json", False):
+        output.emit_json(report)
+    else:
+        click.echo(describe(report, policy.deleted_after, policy.event_retention))
