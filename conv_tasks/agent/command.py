@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from conv_tasks.agent.redact import SecretFilter
+
 CREDENTIAL_VARIABLE = "CONV_TASKS_AGENT_CREDENTIAL"
 # Exit status of `--once` when the engine refused the server's credential.
 EXIT_NOT_AUTHORIZED = 3
@@ -41,18 +43,22 @@ def exclusive(state_dir: Path) -> Iterator[None]:
         yield
 
 
-def _logging(level: str) -> Any:
-    from conv_tasks.agent.redact import SecretFilter
-
+@contextlib.contextmanager
+def agent_logging(level: str) -> Iterator[SecretFilter]:
+    """Log lines to stderr, every one through the filter that masks credentials."""
     secrets = SecretFilter()
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(secrets)
     root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.WARNING)
+    root.addHandler(handler)
+    if root.level > logging.WARNING or root.level == logging.NOTSET:
+        root.setLevel(logging.WARNING)
     logging.getLogger("conv_tasks.agent").setLevel(level)
-    return secrets
+    try:
+        yield secrets
+    finally:
+        root.removeHandler(handler)
 
 
 def _credential(credential_file: Path | None) -> Callable[[], str]:
@@ -117,13 +123,12 @@ def agent(
 ) -> None:
     """Run this host's software deployments for SERVER (the reference agent)."""
     credential = _credential(credential_file)
-    secrets = _logging(log_level.upper())
     from conv_tasks.agent.agent import Agent, PollOutcome
     from conv_tasks.agent.hooks import default_hooks
     from conv_tasks.agent.link import CeleryServerLink, agent_app
     from conv_tasks.agent.state import StateStore
 
-    with exclusive(state_dir):
+    with exclusive(state_dir), agent_logging(log_level.upper()) as secrets:
         runner = Agent(
             server,
             credential,
@@ -134,18 +139,20 @@ def agent(
             secrets=secrets,
         )
         if once:
-            report = runner.run_once()
-            if report.outcome is PollOutcome.NOT_AUTHORIZED:
-                sys.exit(EXIT_NOT_AUTHORIZED)
-            sys.exit(0 if report.outcome is PollOutcome.DONE else 1)
-        stop = threading.Event()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, lambda *_: stop.set())
-        runner.log.info(
-            "agent for server %s started (state in %s, polling every %gs)",
-            server,
-            state_dir,
-            interval,
-        )
-        runner.run_forever(interval, stop)
-        runner.log.info("agent stopped")
+            outcome = runner.run_once().outcome
+        else:
+            stop = threading.Event()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, lambda *_: stop.set())
+            runner.log.info(
+                "agent for server %s started (state in %s, polling every %gs)",
+                server,
+                state_dir,
+                interval,
+            )
+            runner.run_forever(interval, stop)
+            runner.log.info("agent stopped")
+            return
+    if outcome is PollOutcome.NOT_AUTHORIZED:
+        sys.exit(EXIT_NOT_AUTHORIZED)
+    sys.exit(0 if outcome is PollOutcome.DONE else 1)
