@@ -55,6 +55,10 @@ def agent_logging(level: str) -> Iterator[SecretFilter]:
     if root.level > logging.WARNING or root.level == logging.NOTSET:
         root.setLevel(logging.WARNING)
     logging.getLogger("conv_tasks.agent").setLevel(level)
+    # Celery and kombu log each retry of a lost connection; the agent says it once itself.
+    quiet = level != "DEBUG"
+    for name in ("celery", "kombu"):
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1 if quiet else logging.NOTSET)
     try:
         yield secrets
     finally:
@@ -132,7 +136,7 @@ def agent(
         runner = Agent(
             server,
             credential,
-            CeleryServerLink(agent_app(), timeout=float(getattr(obj, "timeout", 30.0))),
+            CeleryServerLink(agent_app, timeout=float(getattr(obj, "timeout", 30.0))),
             StateStore(state_dir),
             default_hooks(),
             legacy=legacy_signals,

@@ -14,7 +14,8 @@ code. Credentials travel in the message only; what monitors see of it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -71,19 +72,45 @@ class ServerLink(Protocol):
     ) -> Answer: ...
 
 
+# A result backend that does not answer gives up after a few seconds, not Celery's default of
+# twenty retries; the agent tries again on its next poll, with a new app.
+BACKEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5}
+
+
 def agent_app() -> Celery:
     """A Celery app that can send conv_tasks' public tasks, configured from the environment."""
     app = Celery("conv_tasks_agent")
     app.config_from_object("celeryconfig")
+    options = dict(app.conf.result_backend_transport_options or {})
+    app.conf.result_backend_transport_options = {**options, "retry_policy": BACKEND_RETRY_POLICY}
     return app
 
 
 class CeleryServerLink:
-    """The engine over the broker, each request waited for at most `timeout` seconds."""
+    """The engine over the broker, each request waited for at most `timeout` seconds.
 
-    def __init__(self, app: Celery, *, timeout: float = 30.0) -> None:
-        self.app = app
+    After a request that got no answer, the app is closed and a new one made for the next:
+    a Celery result consumer that lost its backend does not always recover.
+    """
+
+    def __init__(
+        self, app_factory: Callable[[], Celery] = agent_app, *, timeout: float = 30.0
+    ) -> None:
+        self.app_factory = app_factory
         self.timeout = timeout
+        self._app: Celery | None = None
+
+    @property
+    def app(self) -> Celery:
+        if self._app is None:
+            self._app = self.app_factory()
+        return self._app
+
+    def _drop_app(self) -> None:
+        app, self._app = self._app, None
+        if app is not None:
+            with contextlib.suppress(Exception):
+                app.close()
 
     def _call(self, task: str, kwargs: dict[str, Any]) -> Answer:
         shown = {k: (MASK if k == "credential" else v) for k, v in kwargs.items()}
@@ -93,15 +120,14 @@ class CeleryServerLink:
             async_result = self.app.send_task(
                 task, kwargs=kwargs, kwargsrepr=repr(shown), queue=TASK_QUEUE
             )
-            try:
-                result = async_result.get(timeout=self.timeout)
-            finally:
-                # The answer may hold credentials (the metadata does): do not leave it stored.
-                async_result.forget()
-        except ServerUnreachable:
-            raise
+            result = async_result.get(timeout=self.timeout)
         except Exception as exc:  # any failure to get an answer is a reason to try again later
-            raise ServerUnreachable(f"{task}: {type(exc).__name__}: {exc}") from None
+            self._drop_app()
+            first_line = (str(exc).strip().splitlines() or [""])[0]
+            raise ServerUnreachable(f"{task}: {type(exc).__name__}: {first_line}") from None
+        # The answer may hold credentials (the metadata does): do not leave it stored.
+        with contextlib.suppress(Exception):
+            async_result.forget()
         return Answer.from_result(result)
 
     def fetch(self, server: str, credential: str) -> Answer:

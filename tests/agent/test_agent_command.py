@@ -20,8 +20,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> FakeServer:
     fake = FakeServer(
         [deployment_entry("d1", config="#!/bin/sh\necho ran\n", aware=True)],
     )
-    monkeypatch.setattr(link, "agent_app", lambda: None)
-    monkeypatch.setattr(link, "CeleryServerLink", lambda app, timeout: fake)
+    monkeypatch.setattr(link, "CeleryServerLink", lambda app_factory, timeout: fake)
     return fake
 
 
