@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -37,6 +38,9 @@ LOG = logging.getLogger("conv_tasks.agent")
 # deployment is gone, or its credential is not (or no longer) good. Any other refusal (a
 # duplicate, say, after an answer lost on the way) does not stop the run.
 STOPS_A_RUN = frozenset({NOT_AUTHORIZED, "not_found"})
+# How long the record of a finished run the engine no longer lists is kept: well past any
+# chance of the same run (same deployment, action and update time) being listed again.
+KEEP_FINISHED_SECS = 30 * 24 * 3600.0
 
 
 class CredentialError(ConvTasksError):
@@ -45,26 +49,35 @@ class CredentialError(ConvTasksError):
     code = "no_credential"
 
 
-def credential_from_file(path: Path) -> Callable[[], str]:
-    """Reads the credential from `path` at every poll, so a new one is taken without a restart."""
+def credential_from_file(path: Path) -> Callable[[], list[str]]:
+    """The credentials in `path`, one a line (one per stack with deployments on this server),
+    read at every poll so that a new one is taken without a restart. Blank lines and lines
+    starting with # are left out."""
 
-    def read() -> str:
+    def read() -> list[str]:
         try:
-            value = path.read_text().strip()
+            text = path.read_text()
         except OSError as exc:
             raise CredentialError(
                 f"cannot read the credential file {str(path)!r}: {exc.strerror}"
             ) from None
-        if not value:
-            raise CredentialError(f"the credential file {str(path)!r} is empty")
-        return value
+        values = parse_credentials(text)
+        if not values:
+            raise CredentialError(f"the credential file {str(path)!r} holds no credential")
+        return values
 
     return read
 
 
-def fixed_credential(value: str) -> Callable[[], str]:
-    def read() -> str:
-        return value
+def parse_credentials(text: str) -> list[str]:
+    """Credentials one a line; blank lines and # comments left out."""
+    lines = (line.strip() for line in text.splitlines())
+    return [line for line in lines if line and not line.startswith("#")]
+
+
+def fixed_credentials(values: list[str]) -> Callable[[], list[str]]:
+    def read() -> list[str]:
+        return list(values)
 
     return read
 
@@ -84,6 +97,7 @@ class PollReport:
 
     outcome: PollOutcome = PollOutcome.DONE
     message: str = ""
+    problems: list[str] = field(default_factory=list)
     deployments: int = 0
     ran: list[RunKey] = field(default_factory=list)
     # Each final signal the engine acknowledged or refused, with what it said.
@@ -96,7 +110,7 @@ class Agent:
     def __init__(
         self,
         server: str,
-        credential: Callable[[], str],
+        credentials: Callable[[], list[str]],
         link: ServerLink,
         store: StateStore,
         hooks: Mapping[str, Hook],
@@ -106,23 +120,31 @@ class Agent:
         log: logging.Logger = LOG,
     ) -> None:
         self.server = server
-        self.credential = credential
+        self.credentials = credentials
         self.link = link
         self.store = store
         self.hooks = dict(hooks)
         self.legacy = legacy
         self.secrets = secrets or SecretFilter()
         self.log = log
-        self._last_problem = ""
+        # The problems of the previous poll: the same again is logged at the debug level only.
+        self._problems: set[str] = set()
         self._noted: set[str] = set()
 
     # ---------------------------------------------------------------- logging
     def _problem(self, report: PollReport, outcome: PollOutcome, message: str) -> PollReport:
         """One log line per problem: repeated every poll, it goes to the debug level."""
-        report.outcome, report.message = outcome, message
-        level = logging.DEBUG if message == self._last_problem else logging.WARNING
+        if report.outcome is PollOutcome.DONE or outcome is PollOutcome.UNREACHABLE:
+            report.outcome, report.message = outcome, message
+        level = logging.DEBUG if message in self._problems else logging.WARNING
         self.log.log(level, "%s", message)
-        self._last_problem = message
+        report.problems.append(message)
+        return report
+
+    def _end(self, report: PollReport) -> PollReport:
+        if self._problems and not report.problems:
+            self.log.info("the engine answers again")
+        self._problems = set(report.problems)
         return report
 
     def _note_once(self, message: str) -> None:
@@ -144,60 +166,85 @@ class Agent:
     def run_once(self) -> PollReport:
         report = PollReport()
         try:
-            credential = self.credential()
+            credentials = self.credentials()
         except CredentialError as exc:
-            return self._problem(report, PollOutcome.NO_CREDENTIAL, str(exc))
-        self.secrets.add(credential)
-        try:
-            answer = self.link.fetch(self.server, credential)
-        except ServerUnreachable as exc:
-            return self._problem(
-                report, PollOutcome.UNREACHABLE, f"cannot reach the engine ({exc}); will retry"
+            return self._end(self._problem(report, PollOutcome.NO_CREDENTIAL, str(exc)))
+        deployments: dict[str, Deployment] = {}
+        for index, credential in enumerate(credentials):
+            self.secrets.add(credential)
+            which = (
+                f" (credential {index + 1} of {len(credentials)})" if len(credentials) > 1 else ""
             )
+            try:
+                listed = self._fetch(credential, which, report)
+            except ServerUnreachable as exc:
+                message = f"cannot reach the engine ({exc}); will retry"
+                return self._end(self._problem(report, PollOutcome.UNREACHABLE, message))
+            for deployment in listed:
+                deployments.setdefault(deployment.id, deployment)
+        report.deployments = len(deployments)
+        for deployment in deployments.values():
+            try:
+                self._advance(deployment, report)
+            except ServerUnreachable as exc:
+                message = (
+                    f"cannot reach the engine ({exc}); {deployment.describe()} will be taken "
+                    "up on the next poll"
+                )
+                return self._end(self._problem(report, PollOutcome.UNREACHABLE, message))
+            except OSError as exc:
+                message = (
+                    f"cannot write the agent's state under {self.store.root}: {exc}; "
+                    f"{deployment.describe()} was left alone"
+                )
+                return self._end(self._problem(report, PollOutcome.STATE_ERROR, message))
+        if report.outcome is PollOutcome.DONE:
+            # Every credential answered: what the engine no longer lists, it no longer waits for.
+            self._settle_unlisted({d.key for d in deployments.values()})
+        return self._end(report)
+
+    def _fetch(self, credential: str, which: str, report: PollReport) -> list[Deployment]:
+        """The deployments one credential lists ([] after logging a refusal)."""
+        answer = self.link.fetch(self.server, credential)
         if not answer.ok:
             outcome = (
                 PollOutcome.NOT_AUTHORIZED
                 if answer.error == NOT_AUTHORIZED
                 else PollOutcome.REFUSED
             )
-            return self._problem(
-                report,
-                outcome,
-                f"the engine refused to list the deployments of server {self.server}: "
-                f"{answer.refusal()}",
+            message = (
+                f"the engine refused to list the deployments of server {self.server}{which}: "
+                f"{answer.refusal()}"
             )
+            self._problem(report, outcome, message)
+            return []
         raw = answer.data.get("deployments")
         if not isinstance(raw, list):
-            return self._problem(
-                report, PollOutcome.REFUSED, "the engine's answer has no list of deployments"
-            )
-        if self._last_problem:
-            self.log.info("the engine answers again")
-            self._last_problem = ""
+            message = f"the engine's answer{which} has no list of deployments"
+            self._problem(report, PollOutcome.REFUSED, message)
+            return []
         parsed = parse_metadata(raw)
         for note in parsed.skipped:
             self._note_once(note)
-        report.deployments = len(parsed.deployments)
         for deployment in parsed.deployments:
             self.secrets.add(deployment.signal_credential)
-        for deployment in parsed.deployments:
-            try:
-                self._advance(deployment, report)
-            except ServerUnreachable as exc:
-                return self._problem(
-                    report,
-                    PollOutcome.UNREACHABLE,
-                    f"cannot reach the engine ({exc}); {deployment.describe()} will be taken "
-                    "up on the next poll",
+        return list(parsed.deployments)
+
+    def _settle_unlisted(self, listed: set[RunKey]) -> None:
+        for record in self.store.records():
+            if record.key in listed:
+                continue
+            if record.phase is not RunPhase.FINISHED:
+                self.log.info(
+                    "deployment %s (%s) %s: the engine no longer waits for it; its result "
+                    "was not delivered",
+                    record.name or record.key.deployment,
+                    record.key.deployment,
+                    record.key.action,
                 )
-            except OSError as exc:
-                return self._problem(
-                    report,
-                    PollOutcome.STATE_ERROR,
-                    f"cannot write the agent's state under {self.store.root}: {exc}; "
-                    f"{deployment.describe()} was left alone",
-                )
-        return report
+                self.store.put(record.finished("abandoned: the engine no longer listed it"))
+            elif (record.finished_at or 0.0) < time.time() - KEEP_FINISHED_SECS:
+                self.store.forget(record.key)
 
     # ------------------------------------------------------------------- runs
     def _advance(self, deployment: Deployment, report: PollReport) -> None:
@@ -258,6 +305,14 @@ class Agent:
                     answer.refusal(),
                 )
                 return
+            if answer.ok and _already_ended(answer):
+                self.store.put(record.finished(f"ended before it ran: {answer.message}"))
+                self.log.info(
+                    "%s: not run, the engine says the action has ended (%s)",
+                    deployment.describe(),
+                    answer.data.get("message", ""),
+                )
+                return
         self.log.info("%s: running (hook %s)", deployment.describe(), hook.name)
         result = self._run_hook(hook, deployment)
         report.ran.append(deployment.key)
@@ -285,7 +340,14 @@ class Agent:
         """Send the run's final signal; once the engine has answered, the run is FINISHED."""
         details: dict[str, Any] = dict(record.signal or {})
         answer: Answer = self.link.signal(deployment.id, credential, deployment.action, details)
-        if answer.ok:
+        if answer.ok and answer.data.get("duplicate"):
+            outcome = f"duplicate: {answer.data.get('message', '')}"
+            self.log.info(
+                "%s: the engine had its outcome already (%s)",
+                deployment.describe(),
+                answer.data.get("message", ""),
+            )
+        elif answer.ok:
             outcome = _status_of(details)
             reason = details.get("deploy_status_reason") or ""
             self.log.info(
@@ -300,6 +362,12 @@ class Agent:
             )
         self.store.put(record.finished(outcome))
         report.finished.append((deployment.key, outcome))
+
+
+def _already_ended(answer: Answer) -> bool:
+    """Whether the engine answered an IN_PROGRESS signal saying the action is over."""
+    ended = (str(signals.DeployStatus.COMPLETE), str(signals.DeployStatus.FAILED))
+    return bool(answer.data.get("duplicate")) and answer.data.get("deploy_status") in ended
 
 
 def _status_of(details: Mapping[str, Any]) -> str:

@@ -65,15 +65,15 @@ def agent_logging(level: str) -> Iterator[SecretFilter]:
         root.removeHandler(handler)
 
 
-def _credential(credential_file: Path | None) -> Callable[[], str]:
-    from conv_tasks.agent.agent import credential_from_file, fixed_credential
+def _credentials(credential_file: Path | None) -> Callable[[], list[str]]:
+    from conv_tasks.agent.agent import credential_from_file, fixed_credentials, parse_credentials
 
     # The agent's own scripts never see it (hooks leave CONV_TASKS_* out of their environment).
-    from_env = os.environ.pop(CREDENTIAL_VARIABLE, "").strip()
+    from_env = parse_credentials(os.environ.pop(CREDENTIAL_VARIABLE, "").replace(",", "\n"))
     if credential_file is not None:
         return credential_from_file(credential_file)
     if from_env:
-        return fixed_credential(from_env)
+        return fixed_credentials(from_env)
     raise click.UsageError(
         f"the agent needs the server's credential: --credential-file PATH or ${CREDENTIAL_VARIABLE}"
         " (the stack's owner gets it with `conv-tasks deployment credential STACK SERVER`)"
@@ -85,7 +85,8 @@ def _credential(credential_file: Path | None) -> Callable[[], str]:
 @click.option(
     "--credential-file",
     type=click.Path(dir_okay=False, path_type=Path),
-    help=f"File holding the server's credential (else ${CREDENTIAL_VARIABLE}).",
+    help=f"File holding the server's credential, one a line if stacks gave it several "
+    f"(else ${CREDENTIAL_VARIABLE}, comma-separated).",
 )
 @click.option(
     "--state-dir",
@@ -126,7 +127,7 @@ def agent(
     log_level: str,
 ) -> None:
     """Run this host's software deployments for SERVER (the reference agent)."""
-    credential = _credential(credential_file)
+    credentials = _credentials(credential_file)
     from conv_tasks.agent.agent import Agent, PollOutcome
     from conv_tasks.agent.hooks import default_hooks
     from conv_tasks.agent.link import CeleryServerLink, agent_app
@@ -135,7 +136,7 @@ def agent(
     with exclusive(state_dir), agent_logging(log_level.upper()) as secrets:
         runner = Agent(
             server,
-            credential,
+            credentials,
             CeleryServerLink(agent_app, timeout=float(getattr(obj, "timeout", 30.0))),
             StateStore(state_dir),
             default_hooks(),

@@ -58,6 +58,10 @@ class FakeServer:
     down: bool = False
     # Signals answered with this refusal, by deploy_status (None: the final signal).
     refuse: dict[str | None, tuple[str, str]] = field(default_factory=dict)
+    # Signals answered with this (accepted) answer instead, keyed as `refuse`.
+    replies: dict[str | None, dict[str, Any]] = field(default_factory=dict)
+    # More credentials, each listing deployments of its own (another stack's).
+    others: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # Fail this many signal calls as unreachable, then answer again.
     drop_signals: int = 0
     signals: list[dict[str, Any]] = field(default_factory=list)
@@ -67,6 +71,8 @@ class FakeServer:
         if self.down:
             raise ServerUnreachable("broker: connection refused")
         self.fetches += 1
+        if credential in self.others:
+            return Answer(True, data={"ok": True, "deployments": self.others[credential]})
         if credential != self.credential:
             return Answer(False, "not_authorized", "the credential is not this server's")
         return Answer(True, data={"ok": True, "deployments": self.deployments})
@@ -83,10 +89,11 @@ class FakeServer:
             {"deployment": deployment, "credential": credential, "action": action, **details}
         )
         status = details.get("deploy_status")
-        refusal = self.refuse.get(status if status == "IN_PROGRESS" else None)
+        which = status if status == "IN_PROGRESS" else None
+        refusal = self.refuse.get(which)
         if refusal:
             return Answer(False, *refusal)
-        return Answer(True, data={"ok": True})
+        return Answer(True, data={"ok": True, **self.replies.get(which, {})})
 
     def statuses(self) -> list[tuple[str, str | None]]:
         return [(s["deployment"], s.get("deploy_status")) for s in self.signals]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,11 +12,12 @@ from agent_fakes import SERVER_CREDENTIAL, FakeHook, FakeServer, deployment_entr
 
 from conv_tasks.agent import signals
 from conv_tasks.agent.agent import (
+    KEEP_FINISHED_SECS,
     Agent,
     CredentialError,
     PollOutcome,
     credential_from_file,
-    fixed_credential,
+    fixed_credentials,
 )
 from conv_tasks.agent.hooks import HookResult, ScriptHook
 from conv_tasks.agent.metadata import RunKey
@@ -33,7 +36,7 @@ def _agent(
     hooks = {"script": hook or FakeHook()}
     return Agent(
         "srv-1",
-        fixed_credential(credential),
+        fixed_credentials([credential]),
         server,
         StateStore(tmp_path / "state"),
         hooks,  # type: ignore[arg-type]
@@ -162,6 +165,81 @@ def test_an_in_progress_refused_for_good_stops_the_run(tmp_path: Path, code: str
     assert record.outcome.startswith(f"refused: {code}")
 
 
+def test_an_action_that_ended_before_it_ran_is_not_run(tmp_path: Path) -> None:
+    # The engine answers IN_PROGRESS as a duplicate when the action has ended (timed out, say).
+    ended = {"duplicate": True, "deploy_status": "FAILED", "message": "already ended FAILED"}
+    server = FakeServer([deployment_entry("d1")], replies={"IN_PROGRESS": ended})
+    hook = FakeHook()
+    agent = _agent(tmp_path, server, hook)
+    agent.run_once()
+    assert hook.runs == []
+    assert server.statuses() == [("d1", "IN_PROGRESS")]
+    record = agent.store.get(RunKey("d1", "CREATE", "2024-01-01T00:00:00"))
+    assert record is not None and record.outcome.startswith("ended before it ran")
+
+
+def test_a_repeated_start_does_not_stop_the_run(tmp_path: Path) -> None:
+    again = {"duplicate": True, "deploy_status": "IN_PROGRESS", "message": "already recorded"}
+    server = FakeServer([deployment_entry("d1")], replies={"IN_PROGRESS": again})
+    hook = FakeHook()
+    _agent(tmp_path, server, hook).run_once()
+    assert hook.runs == ["d1"]
+
+
+def test_a_final_signal_answered_as_duplicate_finishes_the_run(tmp_path: Path) -> None:
+    dup = {"duplicate": True, "deploy_status": "COMPLETE", "message": "already ended COMPLETE"}
+    server = FakeServer([deployment_entry("d1", aware=False)], replies={None: dup})
+    agent = _agent(tmp_path, server)
+    report = agent.run_once()
+    assert report.finished[0][1] == "duplicate: already ended COMPLETE"
+
+
+def test_one_credential_per_stack(tmp_path: Path) -> None:
+    server = FakeServer(
+        [deployment_entry("d1", aware=False)],
+        others={"second-stack": [deployment_entry("d2", aware=False)]},
+    )
+    hook = FakeHook()
+    agent = Agent(
+        "srv-1",
+        fixed_credentials([SERVER_CREDENTIAL, "second-stack", "revoked"]),
+        server,
+        StateStore(tmp_path / "state"),
+        {"script": hook},
+    )
+    report = agent.run_once()
+    # The revoked credential is reported; the deployments of the others still run.
+    assert report.outcome is PollOutcome.NOT_AUTHORIZED
+    assert "credential 3 of 3" in report.message
+    assert hook.runs == ["d1", "d2"]
+
+
+def test_runs_the_engine_stopped_listing_are_settled_and_old_records_dropped(
+    tmp_path: Path,
+) -> None:
+    server = FakeServer([deployment_entry("d1", aware=False)], drop_signals=1)
+    hook = FakeHook()
+    agent = _agent(tmp_path, server, hook)
+    agent.run_once()  # ran, but its final signal was lost: RAN, outputs kept
+    key = RunKey("d1", "CREATE", "2024-01-01T00:00:00")
+    assert agent.store.get(key).phase is RunPhase.RAN  # type: ignore[union-attr]
+    server.deployments = []  # the engine stopped waiting (timed out)
+    agent.run_once()
+    record = agent.store.get(key)
+    assert record is not None and record.phase is RunPhase.FINISHED and record.signal is None
+    assert record.outcome.startswith("abandoned")
+    assert server.signals == []
+    agent.store.put(replace(record, finished_at=time.time() - KEEP_FINISHED_SECS - 1))
+    agent.run_once()
+    assert agent.store.get(key) is None
+    # While the engine cannot be asked, nothing is settled.
+    agent.store.put(record.finished("x"))
+    server.down = True
+    agent.store.put(RunRecord(RunKey("d9", "CREATE", "t"), RunPhase.RAN, signal={}))
+    agent.run_once()
+    assert agent.store.get(RunKey("d9", "CREATE", "t")).phase is RunPhase.RAN  # type: ignore[union-attr]
+
+
 def test_a_refused_final_signal_finishes_the_run(tmp_path: Path) -> None:
     server = FakeServer([deployment_entry("d1", aware=False)], refuse={None: ("conflict", "done")})
     hook = FakeHook()
@@ -211,11 +289,11 @@ def test_a_credential_file_is_read_at_every_poll(tmp_path: Path) -> None:
     read = credential_from_file(path)
     with pytest.raises(CredentialError, match="cannot read the credential file"):
         read()
-    path.write_text("")
-    with pytest.raises(CredentialError, match="is empty"):
+    path.write_text("# for stack web\n\n")
+    with pytest.raises(CredentialError, match="holds no credential"):
         read()
-    path.write_text(f"{SERVER_CREDENTIAL}\n")
-    assert read() == SERVER_CREDENTIAL
+    path.write_text(f"# for stack web\n{SERVER_CREDENTIAL}\n\n  other  \n")
+    assert read() == [SERVER_CREDENTIAL, "other"]
 
 
 def test_no_credential_is_a_problem_of_the_poll(tmp_path: Path) -> None:
@@ -259,7 +337,7 @@ def test_real_script_end_to_end_and_credentials_stay_out_of_the_log(
     try:
         agent = Agent(
             "srv-1",
-            fixed_credential(SERVER_CREDENTIAL),
+            fixed_credentials([SERVER_CREDENTIAL]),
             server,
             StateStore(tmp_path / "state"),
             {"script": ScriptHook({"PATH": "/usr/bin:/bin"})},
