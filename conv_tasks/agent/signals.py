@@ -74,7 +74,7 @@ def outcome(result: HookResult, hook: str, *, legacy: bool = False) -> dict[str,
         return details
     if result.succeeded:
         details["deploy_status"] = str(DeployStatus.COMPLETE)
-        details["deploy_status_reason"] = f"{hook} completed (status code 0)"
+        details["deploy_status_reason"] = f"{hook} completed with status code 0"
     else:
         why = result.failure or f"{hook} exited with status {result.status_code}"
         last = _last_line(result.stderr) if result.failure is None else ""

@@ -16,7 +16,7 @@ def test_a_completed_run_reports_outputs_and_streams() -> None:
         "deploy_stderr": "err",
         "deploy_status_code": 0,
         "deploy_status": "COMPLETE",
-        "deploy_status_reason": "script completed (status code 0)",
+        "deploy_status_reason": "script completed with status code 0",
     }
 
 
