@@ -49,7 +49,7 @@ def _reason(text: str) -> str:
 def in_progress(server: str, hook: str) -> dict[str, Any]:
     return {
         "deploy_status": str(DeployStatus.IN_PROGRESS),
-        "deploy_status_reason": f"the agent on server {server} started it (hook {hook})",
+        "deploy_status_reason": f"run by the agent on server {server} (hook {hook})",
     }
 
 
