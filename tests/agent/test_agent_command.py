@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import fcntl
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -89,3 +94,30 @@ def test_one_state_directory_serves_one_agent(server: FakeServer, tmp_path: Path
     assert result.exit_code == 1
     assert "another agent is using the state directory" in result.output
     assert server.signals == []
+
+
+def test_an_unreachable_engine_costs_one_log_line_not_a_traceback_loop(tmp_path: Path) -> None:
+    """A real agent process whose broker and result backend refuse connections."""
+    cred = tmp_path / "cred"
+    cred.write_text(SERVER_CREDENTIAL)
+    env = {
+        **os.environ,
+        "CONV_TASKS_BROKER_URL": "redis://127.0.0.1:1/0",
+        "CONV_TASKS_RESULT_BACKEND": "redis://127.0.0.1:1/1",
+    }
+    command = [
+        sys.executable, "-c", "from conv_tasks.cli.main import main; main()",
+        "agent", "--server", "srv-1", "--credential-file", str(cred),
+        "--state-dir", str(tmp_path / "s"), "--interval", "0.2",
+    ]  # fmt: skip
+    proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # several polls
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 0, stderr
+    lines = stderr.strip().splitlines()
+    assert [line for line in lines if "WARNING" in line and "cannot reach the engine" in line]
+    assert len([line for line in lines if "WARNING" in line or "ERROR" in line]) == 1, stderr
+    assert "Traceback" not in stderr
+    assert SERVER_CREDENTIAL not in stderr
+    assert lines[-1].endswith("agent stopped")
