@@ -8,6 +8,7 @@ deployment resource waits for that by polling and hands the outputs on.
 from __future__ import annotations
 
 import json
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -87,7 +88,7 @@ def _row(deployment_id: str) -> dict[str, Any] | None:
         return {c.name: getattr(row, c.name) for c in SoftwareDeploymentRow.__table__.columns}
 
 
-def test_in_progress_then_complete_hands_the_outputs_on(client: Client, workers: Any) -> None:
+def test_in_progress_then_complete_hands_the_outputs_on(client: Client) -> None:
     stack_id, agent = _start(client, "deploy-ok")
     deployment = agent.wait_for("deploy")
     inputs = inputs_of(deployment)
@@ -145,9 +146,43 @@ def test_in_progress_then_complete_hands_the_outputs_on(client: Client, workers:
     assert listed["id"] == deployment["id"] and listed["status"] == "CREATE_COMPLETE"
     everything = json.dumps([shown, listed, client.events(stack_id), client.get(stack_id)])
     assert secret not in everything and agent.credential not in everything
+
+
+def test_credentials_never_reach_task_events_or_worker_logs(client: Client, workers: Any) -> None:
+    """The stand-in agent sends with a plain send_task, which writes the full arguments as
+    kwargsrepr; the workers show their own summary instead, and no result of these tasks."""
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def listen() -> None:
+        with client.app.connection_for_read() as conn:
+            receiver = client.app.events.Receiver(
+                conn, handlers={"*": lambda event: seen.append(repr(event))}
+            )
+            for _ in receiver.consume(limit=None, timeout=1, wakeup=True):
+                if stop.is_set():
+                    break
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    time.sleep(1.0)
+    stack_id, agent = _start(client, "deploy-quiet")
+    deployment = agent.wait_for("deploy")
+    secret = inputs_of(deployment)["deploy_signal_credential"]
+    agent.signal(deployment, {"deploy_status": "IN_PROGRESS"})
+    agent.signal(deployment, {"result": "r"})
+    agent.signal(deployment, {"result": "r"}, credential="wrong")
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    time.sleep(1.5)  # the last events are on their way
+    stop.set()
+    listener.join(timeout=15)
+    assert not listener.is_alive()
+    text = "\n".join(seen)
+    assert "conv_tasks.deployment.metadata" in text and "conv_tasks.deployment.signal" in text
+    assert secret not in text and agent.credential not in text
     for log in Path(workers.log_dir).glob("w*.log"):
-        text = log.read_text(errors="replace")
-        assert secret not in text and agent.credential not in text, log
+        logged = log.read_text(errors="replace")
+        assert secret not in logged and agent.credential not in logged, log
 
 
 def test_a_failed_update_rolls_back_and_the_server_runs_the_old_inputs(client: Client) -> None:
