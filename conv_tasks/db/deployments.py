@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, case, delete, func, or_, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -72,7 +72,23 @@ def published_action(row: SoftwareDeploymentRow) -> PublishedAction:
         input_values=dict(row.input_values or {}),
         action=row.action,
         updated_time=row.action_published_at,
+        run=row.action_token,
     )
+
+
+def _new_run(table: Any) -> dict[str, Any]:
+    """What publishing a new run of an action writes besides the action: the current run's
+    signal credential becomes the previous run's, with how that run ended."""
+    return {
+        "previous_signal_hash": table.signal_hash,
+        "previous_status": case(
+            (table.status == _PENDING, DeployStatus.FAILED.value), else_=table.status
+        ),
+        "signal_hash": None,
+        "started_at": None,
+        "action_published_at": func.now(),
+        "updated_at": func.now(),
+    }
 
 
 class PostgresDeployments:
@@ -142,7 +158,6 @@ class PostgresDeployments:
             "action_token": action.token,
             "status": status,
             "status_reason": "" if action.awaited else f"{action.action} is not in actions",
-            "started_at": None,
         }
         table = SoftwareDeploymentRow.__table__
         stmt = insert(SoftwareDeploymentRow).values(
@@ -156,9 +171,8 @@ class PostgresDeployments:
         stmt = stmt.on_conflict_do_update(
             index_elements=[SoftwareDeploymentRow.id],
             set_={
+                **_new_run(table.c),
                 **{name: stmt.excluded[name] for name in values},
-                "action_published_at": func.now(),
-                "updated_at": func.now(),
             },
             # The same resource step run again (after a crash) must not publish its action a
             # second time: the server may have run it already.
@@ -183,13 +197,11 @@ class PostgresDeployments:
                     ),
                 )
                 .values(
+                    **_new_run(table),
                     action=DeployAction.DELETE.value,
                     action_token=token,
                     status=_PENDING,
                     status_reason="",
-                    started_at=None,
-                    action_published_at=func.now(),
-                    updated_at=func.now(),
                 )
             )
             row = session.get(table, deployment_id)

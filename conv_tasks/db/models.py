@@ -220,8 +220,8 @@ class SoftwareDeploymentRow(Base):
 
     `config_*` is the snapshot of the config taken when the action was published.
     `action_token` is the resource action's idempotency token: the same resource step run
-    again finds its own action and changes nothing. Only the hash of the deployment's signal
-    credential is kept (conv_tasks.deployments.credentials).
+    again finds its own action and changes nothing. Only hashes of signal credentials are kept
+    (conv_tasks.deployments.credentials).
     """
 
     __tablename__ = "software_deployment"
@@ -255,6 +255,10 @@ class SoftwareDeploymentRow(Base):
     # deploy_stdout, deploy_stderr and deploy_status_code.
     outputs: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
     signal_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The run before the current one: its signal credential's hash and how it ended, so that
+    # a late signal of it is answered as such.
+    previous_signal_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    previous_status: Mapped[str | None] = mapped_column(String(32), nullable=True)
     # When the server signalled IN_PROGRESS for the current action, and last signalled at all.
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     signalled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

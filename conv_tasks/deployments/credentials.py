@@ -1,13 +1,15 @@
 """Credentials for servers and their deployments: made here, only their hashes kept.
 
 A server credential (one per stack and server) lets that server's agent
-read its deployments. Each deployment's signal credential is derived from
-the server credential and the deployment id, so conv_tasks can hand it to
-the agent without ever storing it: the metadata request brings the server
-credential, the deployment's signal credential is computed from it, and
-only its hash is written for the signal to be checked against. Rotating a
-server's credential therefore also replaces the signal credentials of its
-deployments (once the agent has read its metadata with the new one).
+read its deployments. The signal credential of each run of a deployment's
+action is derived from the server credential, the deployment id and the
+run, so conv_tasks can hand it to the agent without ever storing it: the
+metadata request brings the server credential, the run's signal credential
+is computed from it, and only its hash is written for signals to be checked
+against. A signal of an earlier run of the same action is thereby told from
+one of the current run. Rotating a server's credential also replaces the
+signal credentials of its deployments (once the agent has read its metadata
+with the new one).
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ def matches(credential: object, stored_hash: str | None) -> bool:
     return hmac.compare_digest(credential_hash(credential), stored_hash)
 
 
-def signal_credential(server_credential: str, deployment_id: str) -> str:
-    """The secret a deployment's signals must carry, derived from its server's credential."""
+def signal_credential(server_credential: str, deployment_id: str, run: str) -> str:
+    """The secret the signals of one run (`run`: the action's token) of a deployment must
+    carry, derived from its server's credential."""
     digest = hmac.new(
         server_credential.encode("utf-8"),
-        f"conv_tasks deployment signal {deployment_id}".encode(),
+        f"conv_tasks deployment signal {deployment_id} {run}".encode(),
         hashlib.sha256,
     ).digest()
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")

@@ -33,6 +33,8 @@ class PublishedAction:
     input_values: Mapping[str, Any]
     action: str
     updated_time: datetime
+    # The resource action's idempotency token: which run of the action this is.
+    run: str = ""
 
 
 def engine_inputs(action: PublishedAction, signal_credential: str) -> list[dict[str, Any]]:

@@ -45,7 +45,7 @@ def deployment_metadata(server: str, credential: str) -> dict[str, Any]:
         entries: list[dict[str, Any]] = []
         hashes: dict[str, str] = {}
         for row in deployment_repo.pending_for_server(session, server, stack_ids):
-            secret = signal_credential(credential, row.id)
+            secret = signal_credential(credential, row.id, row.action_token)
             hashes[row.id] = credential_hash(secret)
             entries.append(metadata_entry(deployment_repo.published_action(row), secret))
         deployment_repo.set_signal_hashes(session, hashes)

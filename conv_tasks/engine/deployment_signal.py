@@ -1,12 +1,13 @@
 """Signals from servers to their deployments (seed 002), and from the stack's owner.
 
-A server's signal names the deployment, the action it ran and carries the
-deployment's signal credential; the owner's (conv_tasks.resource.signal) is
-authenticated by its tenant instead and applies to the current action. A
-signal is applied to the deployment row only while its action waits:
-IN_PROGRESS records that the server has started (once, with an event for
-the user), COMPLETE or FAILED ends the action, and the resource's next poll
-sees it. Anything else (a repeat, a signal for an action that ended) is
+A server's signal names the deployment and the action it ran, and carries
+the signal credential of the run it was given (conv_tasks.deployments.
+credentials); the owner's (conv_tasks.resource.signal) is authenticated by
+its tenant instead and applies to the current run. A signal is applied to
+the deployment row only while its run waits: IN_PROGRESS records that the
+server has started (once, with an event for the user), COMPLETE or FAILED
+ends the run, and the resource's next poll sees it. Anything else (a
+repeat, a signal of a run that ended, the current one or the one before) is
 answered as a duplicate and changes nothing. A refused signal changes
 nothing either.
 """
@@ -39,12 +40,38 @@ def signal_deployment(
     action = check_action(action)
     with session_scope() as session:
         row = deployment_repo.lock_deployment(session, deployment_id)
-        if row is None or not matches(credential, row.signal_hash):
+        if row is None:
+            raise NotAuthorized(REFUSED)
+        current = matches(credential, row.signal_hash)
+        if not current and not matches(credential, row.previous_signal_hash):
             raise NotAuthorized(REFUSED)
         stack = session.get(Stack, row.stack_id)
         if stack is None or stack.deleted_at is not None:
             raise NotAuthorized(REFUSED)
+        if not current:
+            return _earlier_run(stack, row, action, details)
         return apply_signal(session, stack, row, action, details)
+
+
+def _earlier_run(
+    stack: Stack, row: SoftwareDeploymentRow, action: str, details: dict[str, Any]
+) -> dict[str, Any]:
+    """The answer to a signal of the run before the current one: it ended, nothing changes."""
+    interpret_signal(details)  # malformed details are refused all the same
+    ended = row.previous_status or DeployStatus.FAILED.value
+    return {
+        "deployment": row.id,
+        "stack_id": stack.id,
+        "resource": row.resource_name,
+        "duplicate": True,
+        "ended": True,
+        "deploy_status": ended,
+        "message": (
+            f"Signal ignored: it is for an earlier run of the {action} action of deployment "
+            f"{row.name}, which ended {ended}; the deployment has moved on to a new "
+            f"{row.action} ({row.status})."
+        ),
+    }
 
 
 def apply_signal(
@@ -59,7 +86,14 @@ def apply_signal(
     answer = {"deployment": row.id, "stack_id": stack.id, "resource": row.resource_name}
     ignored = _ignored(row, action, verdict)
     if ignored is not None:
-        return {**answer, "duplicate": True, "deploy_status": row.status, "message": ignored}
+        ended = row.status != DeployStatus.IN_PROGRESS or action != row.action
+        return {
+            **answer,
+            "duplicate": True,
+            "ended": ended,
+            "deploy_status": row.status,
+            "message": ignored,
+        }
     definition = stack_definition(session, stack)
 
     def shown(text: str) -> str:
@@ -95,7 +129,14 @@ def apply_signal(
             )
         ],
     )
-    return {**answer, "duplicate": False, "deploy_status": verdict.status.value, "message": message}
+    ended = verdict.status != DeployStatus.IN_PROGRESS
+    return {
+        **answer,
+        "duplicate": False,
+        "ended": ended,
+        "deploy_status": verdict.status.value,
+        "message": message,
+    }
 
 
 def _ignored(row: SoftwareDeploymentRow, action: str, verdict: SignalVerdict) -> str | None:

@@ -94,6 +94,28 @@ def test_the_same_token_leaves_the_deployment_as_it_stands(database_url: str) ->
         assert row is not None and row.tenant == "t" and row.input_values == {"foo": 1}
 
 
+def test_a_new_run_remembers_the_last_one_s_credential_and_end(database_url: str) -> None:
+    store = PostgresDeployments(database_url)
+    stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())
+    store.publish(_action(stack_id, deployment_id, "tok-1"))
+    with session_scope(database_url) as session:
+        deployment_repo.set_signal_hashes(session, {deployment_id: "hash-1"})
+    store.publish(_action(stack_id, deployment_id, "tok-2", action=DeployAction.UPDATE))
+    store.publish(_action(stack_id, deployment_id, "tok-2", action=DeployAction.UPDATE))
+    with session_scope(database_url) as session:
+        row = session.get(SoftwareDeploymentRow, deployment_id)
+        assert row is not None
+        # The first run was still waiting when the second was published: it ended FAILED.
+        assert (row.previous_signal_hash, row.previous_status) == ("hash-1", "FAILED")
+        assert row.signal_hash is None and row.action_token == "tok-2"
+        row.signal_hash, row.status = "hash-2", "COMPLETE"
+    store.publish_delete(deployment_id, "del")
+    with session_scope(database_url) as session:
+        row = session.get(SoftwareDeploymentRow, deployment_id)
+        assert row is not None
+        assert (row.previous_signal_hash, row.previous_status) == ("hash-2", "COMPLETE")
+
+
 def test_only_the_action_published_with_a_token_is_stopped(database_url: str) -> None:
     store = PostgresDeployments(database_url)
     stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())

@@ -28,10 +28,11 @@ def test_a_credential_matches_only_its_own_hash() -> None:
     assert not matches(credential, None)
 
 
-def test_signal_credentials_differ_per_deployment_and_per_server_credential() -> None:
+def test_signal_credentials_differ_per_deployment_run_and_server_credential() -> None:
     server = new_credential()
-    one = signal_credential(server, "dep-1")
-    assert one == signal_credential(server, "dep-1")
-    assert one != signal_credential(server, "dep-2")
-    assert one != signal_credential(new_credential(), "dep-1")
+    one = signal_credential(server, "dep-1", "run-1")
+    assert one == signal_credential(server, "dep-1", "run-1")
+    assert one != signal_credential(server, "dep-2", "run-1")
+    assert one != signal_credential(server, "dep-1", "run-2")
+    assert one != signal_credential(new_credential(), "dep-1", "run-1")
     assert server not in one and len(one) >= 43

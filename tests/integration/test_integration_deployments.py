@@ -208,6 +208,30 @@ def test_a_failed_update_rolls_back_and_the_server_runs_the_old_inputs(client: C
     assert client.outputs(stack_id)["result"]["value"] == "one again"
 
 
+def test_a_late_signal_of_an_earlier_run_does_not_finish_the_current_one(
+    client: Client,
+) -> None:
+    """An update the server is running is cancelled and rolled back: the rollback publishes
+    a new run of UPDATE, and the old run's COMPLETE, arriving late, must not finish it."""
+    stack_id, agent = _start(client, "deploy-late")
+    agent.signal(agent.wait_for("deploy"), {"result": "one"})
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    client.update(stack_id, _template(agent.server, foo="new"))
+    first = agent.wait_for("deploy", "UPDATE")
+    agent.signal(first, {"deploy_status": "IN_PROGRESS"})
+    client.cancel(stack_id)  # and roll back
+    second = agent.wait_for("deploy", "UPDATE", where=lambda d: inputs_of(d)["foo"] == "bar")
+    assert second["id"] == first["id"] and second["updated_time"] != first["updated_time"]
+    late = agent.signal(first, {"result": "stale"})
+    assert late["ok"] and late["duplicate"] and late["ended"], late
+    assert late["deploy_status"] == "FAILED"
+    time.sleep(1.0)
+    assert client.get(stack_id)["status"] == "ROLLBACK_IN_PROGRESS"
+    agent.signal(second, {"result": "rolled back"})
+    assert client.wait(stack_id, timeout=60)["status"] == "ROLLBACK_COMPLETE"
+    assert client.outputs(stack_id)["result"]["value"] == "rolled back"
+
+
 def test_an_old_agent_that_never_says_in_progress_completes(client: Client) -> None:
     stack_id, agent = _start(client, "deploy-old")
     deployment = agent.wait_for("deploy")

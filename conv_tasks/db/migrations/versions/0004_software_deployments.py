@@ -65,6 +65,8 @@ def upgrade() -> None:
         sa.Column("status_reason", sa.Text(), nullable=False),
         sa.Column("outputs", postgresql.JSONB(), nullable=False),
         sa.Column("signal_hash", sa.String(length=64), nullable=True),
+        sa.Column("previous_signal_hash", sa.String(length=64), nullable=True),
+        sa.Column("previous_status", sa.String(length=32), nullable=True),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("signalled_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column(
