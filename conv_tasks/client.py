@@ -33,6 +33,8 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
 }
 # Fields whose values monitors never see (credentials, signal details); parameters show names.
 _HIDDEN_FIELDS = ("credential", "details")
+# Tasks whose results hold a credential: removed from the result backend once read.
+_SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
 
 TERMINAL = ("COMPLETE", "FAILED")
 
@@ -74,9 +76,10 @@ class Client:
         for name in _HIDDEN_FIELDS:
             if name in shown:
                 shown[name] = "******"
-        result = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown)).get(
-            timeout=self.timeout
-        )
+        sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown))
+        result = sent.get(timeout=self.timeout)
+        if task in _SECRET_RESULTS:
+            sent.forget()
         if not isinstance(result, dict) or not result.get("ok"):
             _raise(result if isinstance(result, dict) else {"message": str(result)})
         return dict(result)

@@ -17,7 +17,9 @@ from conv_tasks.tasks.app import app
 
 
 def send(task: str, **kwargs: Any) -> dict[str, Any]:
-    result = app.send_task(task, kwargs=kwargs, queue=TASK_QUEUE).get(timeout=30)
+    sent = app.send_task(task, kwargs=kwargs, queue=TASK_QUEUE)
+    result = sent.get(timeout=30)
+    sent.forget()  # metadata holds signal credentials: not left in the result backend
     assert isinstance(result, dict)
     return result
 

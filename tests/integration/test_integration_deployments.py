@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from deployment_agent import FakeAgent, inputs_of
 from integration_support import resource_rows, sandbox_objects, template, test_resource
 from sqlalchemy import func, select
@@ -23,6 +24,7 @@ from conv_tasks.client import Client
 from conv_tasks.db.models import Event, ServerCredential, SoftwareConfigRow, SoftwareDeploymentRow
 from conv_tasks.db.session import session_scope
 from conv_tasks.errors import Conflict, NotFound
+from conv_tasks.settings import get_settings
 
 SCRIPT = "#!/bin/sh\necho hello\n"
 
@@ -78,6 +80,14 @@ def _counts() -> dict[str, int]:
             model.__tablename__: session.scalar(select(func.count()).select_from(model)) or 0
             for model in (SoftwareDeploymentRow, ServerCredential, SoftwareConfigRow, Event)
         }
+
+
+def _in_result_backend(text: str) -> bool:
+    backend = redis.Redis.from_url(get_settings().result_backend)
+    return any(
+        text.encode() in (backend.get(key) or b"")
+        for key in backend.scan_iter("celery-task-meta-*")
+    )
 
 
 def _row(deployment_id: str) -> dict[str, Any] | None:
@@ -293,6 +303,7 @@ def test_wrong_credentials_and_other_tenants_are_refused_and_change_nothing(
     assert client.get(stack_id)["status"] == "CREATE_IN_PROGRESS"
 
     rotated = client.deployment_credential(stack_id, agent.server, rotate=True)["credential"]
+    assert not _in_result_backend(rotated)  # the client removed it once read
     assert agent.metadata()["error"] == "not_authorized"  # the old one stopped working
     agent.credential = rotated
     renewed = agent.wait_for("deploy")
