@@ -365,9 +365,15 @@ class Agent:
 
 
 def _already_ended(answer: Answer) -> bool:
-    """Whether the engine answered an IN_PROGRESS signal saying the action is over."""
-    ended = (str(signals.DeployStatus.COMPLETE), str(signals.DeployStatus.FAILED))
-    return bool(answer.data.get("duplicate")) and answer.data.get("deploy_status") in ended
+    """Whether the engine answered an IN_PROGRESS signal saying the run is over (it timed out,
+    or the deployment moved on to another run): then there is nobody to run it for."""
+    if not answer.data.get("duplicate"):
+        return False
+    ended = answer.data.get("ended")
+    if isinstance(ended, bool):
+        return ended
+    over = (str(signals.DeployStatus.COMPLETE), str(signals.DeployStatus.FAILED))
+    return answer.data.get("deploy_status") in over
 
 
 def _status_of(details: Mapping[str, Any]) -> str:

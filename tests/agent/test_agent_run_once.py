@@ -165,9 +165,21 @@ def test_an_in_progress_refused_for_good_stops_the_run(tmp_path: Path, code: str
     assert record.outcome.startswith(f"refused: {code}")
 
 
-def test_an_action_that_ended_before_it_ran_is_not_run(tmp_path: Path) -> None:
-    # The engine answers IN_PROGRESS as a duplicate when the action has ended (timed out, say).
-    ended = {"duplicate": True, "deploy_status": "FAILED", "message": "already ended FAILED"}
+@pytest.mark.parametrize(
+    "ended",
+    [
+        # The run timed out; the answer says so.
+        {"duplicate": True, "ended": True, "deploy_status": "FAILED", "message": "ended FAILED"},
+        # The deployment moved on to a newer run, which waits.
+        {"duplicate": True, "ended": True, "deploy_status": "IN_PROGRESS", "message": "moved on"},
+        # An engine whose answers say only how the run stands.
+        {"duplicate": True, "deploy_status": "FAILED", "message": "ended FAILED"},
+    ],
+)
+def test_an_action_that_ended_before_it_ran_is_not_run(
+    tmp_path: Path, ended: dict[str, object]
+) -> None:
+    # The engine answers IN_PROGRESS as a duplicate when the run has ended (timed out, say).
     server = FakeServer([deployment_entry("d1")], replies={"IN_PROGRESS": ended})
     hook = FakeHook()
     agent = _agent(tmp_path, server, hook)
@@ -179,7 +191,12 @@ def test_an_action_that_ended_before_it_ran_is_not_run(tmp_path: Path) -> None:
 
 
 def test_a_repeated_start_does_not_stop_the_run(tmp_path: Path) -> None:
-    again = {"duplicate": True, "deploy_status": "IN_PROGRESS", "message": "already recorded"}
+    again = {
+        "duplicate": True,
+        "ended": False,
+        "deploy_status": "IN_PROGRESS",
+        "message": "already recorded",
+    }
     server = FakeServer([deployment_entry("d1")], replies={"IN_PROGRESS": again})
     hook = FakeHook()
     _agent(tmp_path, server, hook).run_once()
