@@ -30,7 +30,8 @@ test-rabbitmq: setup services
 	CONV_TASKS_TEST_BROKER_URL=$(RABBITMQ_TEST_URL) $(BIN)/python -m pytest tests/integration tests/chaos
 
 test-fast: setup
-	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks
+	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks \
+		tests/agent
 
 # The chaos tests (killed workers, lost SyncPoints) alone, ten runs in a row.
 chaos: setup services
