@@ -244,3 +244,20 @@ def test_a_refused_credential_makes_once_exit_nonzero(client: Client, agent_for:
     assert "not-the-credential" not in result.stderr
     client.delete(created["stack_id"])
     assert client.wait(created["stack_id"], timeout=90)["status"] == "DELETE_COMPLETE"
+
+
+def test_agent_runs_the_delete_action_when_asked(
+    client: Client, agent_for: Any, tmp_path: Path
+) -> None:
+    server = f"srv-{uuid.uuid4().hex[:8]}"
+    marker = tmp_path / "runs"
+    script = '#!/bin/sh\necho "$deploy_action" >> "$marker"\n'
+    tmpl = _stack(script, marker=str(marker))
+    tmpl["resources"]["deployment"]["properties"]["actions"] = ["CREATE", "UPDATE", "DELETE"]
+    created = client.create("agent-delete", tmpl, {"server": server})
+    agent = agent_for(created["stack_id"], server)
+    agent.start()
+    assert client.wait(created["stack_id"], timeout=90)["status"] == "CREATE_COMPLETE"
+    client.delete(created["stack_id"])
+    assert client.wait(created["stack_id"], timeout=90)["status"] == "DELETE_COMPLETE"
+    assert marker.read_text() == "CREATE\nDELETE\n"
