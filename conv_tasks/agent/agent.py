@@ -267,6 +267,7 @@ class Agent:
             )
             record = record.ran(signals.failure(signals.INTERRUPTED_REASON, legacy=self.legacy))
             self.store.put(record)
+            self.store.clear_workdir(deployment.key)  # what the interrupted script left
             self._finish(deployment, credential, record, report)
         else:
             self._finish(deployment, credential, record, report)

@@ -103,10 +103,13 @@ def test_unknown_group_fails_saying_so_and_runs_nothing(tmp_path: Path) -> None:
 def test_a_run_found_started_is_reported_interrupted_not_run_again(tmp_path: Path) -> None:
     server = FakeServer([deployment_entry("d1")])
     store = StateStore(tmp_path / "state")
-    store.put(RunRecord(RunKey("d1", "CREATE", "2024-01-01T00:00:00"), RunPhase.STARTED))
+    key = RunKey("d1", "CREATE", "2024-01-01T00:00:00")
+    store.put(RunRecord(key, RunPhase.STARTED))
+    (store.workdir(key) / "outputs.result").write_text("half-written")
     hook = FakeHook()
     _agent(tmp_path, server, hook).run_once()
     assert hook.runs == []
+    assert not any(store.work.iterdir())
     assert server.statuses() == [("d1", "FAILED")]
     assert server.signals[0]["deploy_status_reason"] == signals.INTERRUPTED_REASON
     assert server.signals[0]["deploy_status_code"] != 0
