@@ -307,11 +307,12 @@ class Agent:
                 )
                 return
             if answer.ok and _already_ended(answer):
-                self.store.put(record.finished(f"ended before it ran: {answer.message}"))
+                said = str(answer.data.get("message", ""))
+                self.store.put(record.finished(f"ended before it ran: {said}"))
                 self.log.info(
-                    "%s: not run, the engine says the action has ended (%s)",
+                    "%s: not run, the engine says the run has ended (%s)",
                     deployment.describe(),
-                    answer.data.get("message", ""),
+                    said,
                 )
                 return
         self.log.info("%s: running (hook %s)", deployment.describe(), hook.name)
