@@ -3,13 +3,15 @@
 Every error a user can see is a ConvTasksError. Each carries the context a
 user needs to act on it (the template path, the stack, the resource) and its
 message is a sentence. This module imports nothing from the rest of the
-package so that every layer can raise these.
+package but the limits (plain numbers) so that every layer can raise these.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from conv_tasks.limits import MAX_PROBLEM_CHARS
 
 
 class ConvTasksError(Exception):
@@ -33,6 +35,19 @@ class Problem:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
+def _shortened(text: str) -> str:
+    if len(text) <= MAX_PROBLEM_CHARS:
+        return text
+    return f"{text[: MAX_PROBLEM_CHARS - 30]}... ({len(text)} characters in all)"
+
+
+def _bounded(problem: Problem) -> Problem:
+    """The problem, its path and message shortened: a refusal must not carry a huge input."""
+    if len(problem.path) <= MAX_PROBLEM_CHARS and len(problem.message) <= MAX_PROBLEM_CHARS:
+        return problem
+    return Problem(_shortened(problem.path), _shortened(problem.message))
+
+
 class InvalidInput(ConvTasksError):
     """Input was rejected; nothing was changed. Carries every problem found."""
 
@@ -41,7 +56,7 @@ class InvalidInput(ConvTasksError):
     def __init__(self, problems: Sequence[Problem] | str, *, what: str = "input") -> None:
         if isinstance(problems, str):
             problems = [Problem("", problems)]
-        self.problems: tuple[Problem, ...] = tuple(problems)
+        self.problems: tuple[Problem, ...] = tuple(_bounded(p) for p in problems)
         self.what = what
         super().__init__(self._message())
 

@@ -54,8 +54,13 @@ MAX_TIMEOUT_MINS = 7 * 24 * 60
 # Ids and cursors (after_id) are PostgreSQL bigints.
 MAX_ID = 2**63 - 1
 
-# A parameter's allowed_pattern: its length in characters, the time one match may take,
-# and the time all the pattern matches of one request may take together, in seconds.
+# A parameter's allowed_pattern: its length in characters, and the work all the pattern
+# checks of one template load or one set of parameter values may do together, counted as
+# RE2 program instructions times value bytes (the bound on RE2's matching time: at worst
+# about 5 ns a step, so this is at most about half a second).
 MAX_PATTERN_CHARS = 1000
-PATTERN_MATCH_SECONDS = 0.1
-PATTERN_BUDGET_SECONDS = 1.0
+MAX_PATTERN_WORK = 100_000_000
+
+# One problem of a refusal (its path, its message), in characters: a refusal must not
+# carry a huge input back to the sender.
+MAX_PROBLEM_CHARS = 1000

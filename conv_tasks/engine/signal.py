@@ -22,6 +22,7 @@ from conv_tasks.engine.deployment_signal import apply_signal
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.engine.views import redactor_for, stack_definition
 from conv_tasks.errors import NotFound, PayloadError, Problem
+from conv_tasks.limits import MAX_REASON_CHARS
 
 DEPLOY_STATUSES = tuple(str(s) for s in Status)
 
@@ -42,6 +43,16 @@ def signal_resource(
     reason = details.get("deploy_status_reason", "")
     if not isinstance(reason, str):
         raise PayloadError([Problem("details.deploy_status_reason", "must be a string")])
+    if len(reason) > MAX_REASON_CHARS:
+        raise PayloadError(
+            [
+                Problem(
+                    "details.deploy_status_reason",
+                    f"is {len(reason)} characters long; the limit is {MAX_REASON_CHARS} "
+                    "(MAX_REASON_CHARS)",
+                )
+            ]
+        )
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, stack_ref)
         head = resource_repo.head_of(session, stack.id, resource_name)

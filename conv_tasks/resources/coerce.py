@@ -7,6 +7,7 @@ from strings. Pure functions; they never look inside sub-schemas.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -23,6 +24,11 @@ _NAMES = {
 }
 
 
+def _short(text: str) -> str:
+    """A value's repr cut to fit a sentence: a refusal must not carry a huge input."""
+    return text if len(text) <= 80 else f"{text[:60]}... ({len(text)} characters)"
+
+
 def describe(value: Any) -> str:
     """What a value is, for a sentence: 'the string 'abc'', 'a list'."""
     if value is None:
@@ -30,9 +36,9 @@ def describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if isinstance(value, int | float):
-        return f"the number {value!r}"
+        return f"the number {_short(repr(value))}"
     if isinstance(value, str):
-        return f"the string {value!r}"
+        return f"the string {_short(repr(value))}"
     if isinstance(value, Mapping):
         return "a map"
     if isinstance(value, list | tuple):
@@ -43,12 +49,15 @@ def describe(value: Any) -> str:
 def coerce(type_name: str, value: Any) -> tuple[Any, str | None]:
     """(converted value, None) or (value, reason it is not of type_name)."""
     converted = _convert(type_name, value)
+    if converted is _NOT_FINITE:
+        return value, f"must be a finite number, not {describe(value)}."
     if converted is _BAD:
         return value, f"must be {_NAMES[type_name]}, not {describe(value)}."
     return converted, None
 
 
 _BAD = object()
+_NOT_FINITE = object()
 
 
 def _convert(type_name: str, value: Any) -> Any:
@@ -82,20 +91,19 @@ def _convert(type_name: str, value: Any) -> Any:
 def _integer(value: Any) -> Any:
     if isinstance(value, bool):
         return _BAD
-    if isinstance(value, int):
-        return value
+    if isinstance(value, int | str):
+        # Whole numbers only: "1.5" and "1e400" are refused as to_number reads them.
+        number = _number(value)
+        return number if not isinstance(number, float) else _BAD
     if isinstance(value, float):
+        if not math.isfinite(value):
+            return _NOT_FINITE
         return int(value) if value.is_integer() else _BAD
-    if isinstance(value, str):
-        try:
-            return int(value.strip())
-        except ValueError:
-            return _BAD
     return _BAD
 
 
 def _number(value: Any) -> Any:
     try:
         return to_number(value)
-    except TypeMismatch:
-        return _BAD
+    except TypeMismatch as exc:
+        return _NOT_FINITE if "finite" in str(exc) else _BAD

@@ -1,7 +1,10 @@
 """Checking the JSON payloads that other services send to the public tasks.
 
 Every problem in a payload is reported at once, by field name, before
-anything is changed.
+anything is changed. This is the one place every public task's input passes:
+the whole payload is measured against conv_tasks.limits first (bytes, depth,
+storable strings, finite numbers), then each field against its spec (type,
+name rules, numeric bounds, size).
 """
 
 from __future__ import annotations
@@ -12,17 +15,38 @@ from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.errors import PayloadError, Problem
+from conv_tasks.input_text import name_problem
+from conv_tasks.tasks.payload_limits import measure_payload
 
 _MISSING = object()
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A value from conv_tasks.limits with the constant's name, which refusals give."""
+
+    value: int
+    name: str
+
+
+@dataclass(frozen=True)
 class Field:
+    """One keyword argument of a public task.
+
+    `is_name`: a string that names something (conv_tasks.input_text rules);
+    `low`/`high`: inclusive bounds of an integer; `max_bytes`: the most the
+    value may weigh as JSON (a string: its UTF-8 text).
+    """
+
     name: str
     kinds: tuple[type, ...]
     required: bool = False
     default: Any = None
     description: str = ""
+    is_name: bool = False
+    low: int | None = None
+    high: Limit | None = None
+    max_bytes: Limit | None = None
 
 
 def _kind_names(kinds: tuple[type, ...]) -> str:
@@ -37,14 +61,39 @@ def _kind_names(kinds: tuple[type, ...]) -> str:
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
+def _shown_number(value: int) -> str:
+    return str(value) if abs(value) < 10**15 else f"{value:.3g}"
+
+
+def _field_problem(spec: Field, value: Any, size: int) -> str | None:
+    """Why a value of the right type breaks the field's rules, or None."""
+    if spec.is_name and isinstance(value, str):
+        return name_problem(value)
+    if spec.max_bytes is not None and size > spec.max_bytes.value:
+        return f"is {size} bytes; the limit is {spec.max_bytes.value} bytes ({spec.max_bytes.name})"
+    if isinstance(value, int) and spec.high is not None:
+        low = spec.low if spec.low is not None else -spec.high.value
+        if not low <= value <= spec.high.value:
+            return (
+                f"must be from {low} to {spec.high.value} ({spec.high.name}), "
+                f"got {_shown_number(value)}"
+            )
+    return None
+
+
 def parse_payload(task: str, payload: Mapping[str, Any], fields: list[Field]) -> dict[str, Any]:
     """Values for every field, defaults filled in; PayloadError listing every problem."""
-    problems: list[Problem] = []
+    measured = measure_payload(payload)
+    if measured.too_large:
+        raise PayloadError(measured.problems)
+    problems: list[Problem] = list(measured.problems)
     known = {f.name for f in fields}
-    for key in sorted(set(payload) - known):
+    for key in sorted(set(measured.sizes) - known):
         problems.append(Problem(key, f"is not an argument of {task} (expected: {sorted(known)})"))
     values: dict[str, Any] = {}
     for spec in fields:
+        if spec.name in measured.bad_fields:
+            continue
         value = payload.get(spec.name, _MISSING)
         if value is _MISSING or (value is None and not spec.required):
             if spec.required:
@@ -59,6 +108,10 @@ def parse_payload(task: str, payload: Mapping[str, Any], fields: list[Field]) ->
             continue
         if isinstance(value, str) and not value.strip() and spec.required:
             problems.append(Problem(spec.name, "must not be empty"))
+            continue
+        problem = _field_problem(spec, value, measured.sizes.get(spec.name, 0))
+        if problem is not None:
+            problems.append(Problem(spec.name, problem))
             continue
         values[spec.name] = value
     if problems:

@@ -16,14 +16,22 @@ from typing import Any
 from conv_tasks.engine import operations, views
 from conv_tasks.engine.signal import signal_resource
 from conv_tasks.errors import ConvTasksError
+from conv_tasks.limits import MAX_ID, MAX_TEMPLATE_BYTES, MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
 from conv_tasks.tasks.app import app
-from conv_tasks.tasks.payloads import Field, parse_payload
+from conv_tasks.tasks.payloads import Field, Limit, parse_payload
 from conv_tasks.tasks.runtime import engine_env
 
 log = logging.getLogger(__name__)
 
-TENANT = Field("tenant", (str,), required=True)
-STACK = Field("stack", (str,), required=True)
+TENANT = Field("tenant", (str,), required=True, is_name=True)
+STACK = Field("stack", (str,), required=True, is_name=True)
+TEMPLATE_BYTES = Limit(MAX_TEMPLATE_BYTES, "MAX_TEMPLATE_BYTES")
+TIMEOUT = Field(
+    "timeout_mins",
+    (int,),
+    low=MIN_TIMEOUT_MINS,
+    high=Limit(MAX_TIMEOUT_MINS, "MAX_TIMEOUT_MINS"),
+)
 
 
 def _public(name: str, fields: list[Field]) -> Callable[[Callable[..., dict[str, Any]]], Any]:
@@ -51,11 +59,11 @@ def _public(name: str, fields: list[Field]) -> Callable[[Callable[..., dict[str,
     "conv_tasks.stack.create",
     [
         TENANT,
-        Field("name", (str,), required=True),
-        Field("template", (dict, str), required=True),
+        Field("name", (str,), required=True, is_name=True),
+        Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
         Field("disable_rollback", (bool,), default=False),
-        Field("timeout_mins", (int,)),
+        TIMEOUT,
     ],
 )
 def create(**args: Any) -> dict[str, Any]:
@@ -67,11 +75,11 @@ def create(**args: Any) -> dict[str, Any]:
     [
         TENANT,
         STACK,
-        Field("template", (dict, str)),
+        Field("template", (dict, str), max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
         Field("existing_parameters", (bool,), default=False),
         Field("disable_rollback", (bool,)),
-        Field("timeout_mins", (int,)),
+        TIMEOUT,
     ],
 )
 def update(**args: Any) -> dict[str, Any]:
@@ -114,7 +122,10 @@ def resources(tenant: str, stack: str, all_versions: bool) -> dict[str, Any]:
     return {"resources": views.list_resources(tenant, stack, all_versions=all_versions)}
 
 
-@_public("conv_tasks.stack.events", [TENANT, STACK, Field("after_id", (int,), default=0)])
+@_public(
+    "conv_tasks.stack.events",
+    [TENANT, STACK, Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID"))],
+)
 def events(tenant: str, stack: str, after_id: int) -> dict[str, Any]:
     return {"events": views.list_events(tenant, stack, after_id=after_id)}
 
@@ -129,7 +140,7 @@ def outputs(tenant: str, stack: str) -> dict[str, Any]:
     [
         TENANT,
         STACK,
-        Field("resource", (str,), required=True),
+        Field("resource", (str,), required=True, is_name=True),
         Field("details", (dict,), default={}),
     ],
 )

@@ -6,14 +6,15 @@ Messages never contain the value being checked, so they are safe for hidden para
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.errors import Problem
+from conv_tasks.limits import MAX_PATTERN_WORK
 from conv_tasks.template.document import join_path
 from conv_tasks.template.model import PARAMETER_TYPES, Constraint
 from conv_tasks.template.parameter_types import TypeMismatch, coerce
+from conv_tasks.template.patterns import PatternRefused, PatternWork, compile_pattern
 
 # Which parameter types each kind of constraint can apply to.
 APPLIES_TO: dict[str, tuple[str, ...]] = {
@@ -74,9 +75,9 @@ def _parse_kind(
         if not isinstance(value, str):
             return None, [Problem(path, "must be a regular expression string")]
         try:
-            re.compile(value)
-        except (re.error, RecursionError, OverflowError) as exc:
-            return None, [Problem(path, f"is not a valid regular expression: {exc}")]
+            compile_pattern(value)
+        except PatternRefused as exc:
+            return None, [Problem(path, str(exc))]
         return Constraint(kind, description, pattern=value), []
     return _parse_bounds(kind, value, path, description)
 
@@ -133,15 +134,18 @@ def _parse_bounds(
     return Constraint(kind, description, min=low, max=high), []
 
 
-def violation(constraint: Constraint, value: Any) -> str | None:
-    """Why a value (already of the parameter's type) breaks the constraint, or None."""
-    message = _violation(constraint, value)
+def violation(constraint: Constraint, value: Any, work: PatternWork) -> str | None:
+    """Why a value (already of the parameter's type) breaks the constraint, or None.
+
+    Pattern checks are charged to work, shared by every check of one request.
+    """
+    message = _violation(constraint, value, work)
     if message is not None and constraint.description:
         message = f"{message} ({constraint.description})"
     return message
 
 
-def _violation(constraint: Constraint, value: Any) -> str | None:
+def _violation(constraint: Constraint, value: Any, work: PatternWork) -> str | None:
     if constraint.kind == "allowed_values":
         allowed = constraint.allowed_values
         choices = ", ".join(json.dumps(item, default=str) for item in allowed)
@@ -152,9 +156,13 @@ def _violation(constraint: Constraint, value: Any) -> str | None:
         return None if value in allowed else f"the value must be one of {choices}"
     if constraint.kind == "allowed_pattern":
         pattern = constraint.pattern or ""
-        if isinstance(value, str) and re.fullmatch(pattern, value):
-            return None
-        return f"the value must match the pattern {pattern!r}"
+        matched = work.full_match(pattern, value) if isinstance(value, str) else False
+        if matched is None:
+            return (
+                "the value was not checked against its pattern: the pattern checks of this "
+                f"request would pass the limit of {MAX_PATTERN_WORK} steps (MAX_PATTERN_WORK)"
+            )
+        return None if matched else f"the value must match the pattern {pattern!r}"
     if constraint.kind == "range":
         return _outside(value, constraint, "the value must be")
     if constraint.kind == "length":

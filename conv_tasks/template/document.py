@@ -12,11 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.errors import Problem
+from conv_tasks.limits import MAX_TEMPLATE_DEPTH, MAX_TEMPLATE_VALUES
 
-# A template this deep or this big is a mistake or an attack (YAML aliases can
+# A template deeper or bigger than the limits is a mistake or an attack (YAML aliases can
 # expand a few lines into millions of nodes), and both would exhaust the stack or memory.
-MAX_DEPTH = 100
-MAX_NODES = 200_000
 
 
 class _TooBig(Exception):
@@ -44,10 +43,11 @@ class _Copier:
 
     def copy(self, value: Any, path: str, depth: int, seen: frozenset[int]) -> Any:
         self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise _TooBig(f"the template is too large (more than {MAX_NODES} values)")
-        if depth > MAX_DEPTH:
-            raise _TooBig(f"the template is nested more than {MAX_DEPTH} levels deep")
+        if self.nodes > MAX_TEMPLATE_VALUES:
+            raise _TooBig(
+                f"the template is too large: more than {MAX_TEMPLATE_VALUES} values "
+                "(MAX_TEMPLATE_VALUES)"
+            )
         if value is None or isinstance(value, str | bool | int):
             return value
         if isinstance(value, float):
@@ -58,6 +58,12 @@ class _Copier:
         if isinstance(value, datetime.date | datetime.time):
             return value.isoformat()
         if isinstance(value, Mapping | list | tuple):
+            # depth counts the containers around value; the document itself is level 1.
+            if depth >= MAX_TEMPLATE_DEPTH:
+                raise _TooBig(
+                    f"the template is nested more than {MAX_TEMPLATE_DEPTH} levels deep "
+                    "(MAX_TEMPLATE_DEPTH)"
+                )
             if id(value) in seen:
                 self.problems.append(Problem(path, "the value contains itself"))
                 return None

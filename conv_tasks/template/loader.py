@@ -12,6 +12,8 @@ from types import MappingProxyType
 from typing import Any
 
 from conv_tasks.errors import Problem, TemplateError
+from conv_tasks.input_text import name_problem
+from conv_tasks.limits import MAX_RESOURCES
 from conv_tasks.template.document import join_path, plain_document
 from conv_tasks.template.function_checks import Scope, check_functions
 from conv_tasks.template.model import (
@@ -23,6 +25,7 @@ from conv_tasks.template.model import (
     Template,
 )
 from conv_tasks.template.parameters import parse_parameter
+from conv_tasks.template.patterns import PatternWork
 from conv_tasks.template.versions import DATED_VERSIONS, known_versions, normalise_version
 from conv_tasks.template.yaml_source import parse_yaml
 
@@ -56,8 +59,9 @@ def load_template(
     output_specs = _section(document, "outputs", problems)
 
     parameters: dict[str, ParameterSchema] = {}
+    work = PatternWork()  # the defaults' pattern checks share one budget
     for name, spec in parameter_specs.items():
-        schema, more = parse_parameter(name, spec, join_path("parameters", name))
+        schema, more = parse_parameter(name, spec, join_path("parameters", name), work)
         problems.extend(more)
         if schema is not None:
             parameters[name] = schema
@@ -98,6 +102,18 @@ def _document(source: str | bytes | Mapping[str, Any], filename: str) -> dict[st
     if not isinstance(parsed, Mapping):
         raise TemplateError(
             f"{filename}: a template must be a mapping with heat_template_version and resources"
+        )
+    resources = parsed.get("resources")
+    if isinstance(resources, Mapping) and len(resources) > MAX_RESOURCES:
+        # Before copying: each resource is several values, so the count is the sooner limit.
+        raise TemplateError(
+            [
+                Problem(
+                    "resources",
+                    f"the template has {len(resources)} resources; the limit is "
+                    f"{MAX_RESOURCES} (MAX_RESOURCES)",
+                )
+            ]
         )
     document, problems = plain_document(parsed)
     if problems:
@@ -143,9 +159,19 @@ def _section(document: Mapping[str, Any], key: str, problems: list[Problem]) -> 
     if not isinstance(value, Mapping):
         problems.append(Problem(key, "must be a mapping of names to definitions"))
         return {}
+    refused = set()
     for name in value:
         if name == "":
             problems.append(Problem(key, "names must not be empty"))
+            continue
+        reason = name_problem(name)
+        if reason is not None:
+            # The path is the section's: the name itself may be huge or hold control characters.
+            shown = repr(name[:40]) + ("..." if len(name) > 40 else "")
+            problems.append(Problem(key, f"the name {shown} {reason}"))
+            refused.add(name)
+    if refused:
+        return {name: spec for name, spec in value.items() if name not in refused}
     return value
 
 

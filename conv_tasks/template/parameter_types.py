@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
+# The largest integer a 64-bit float holds.
+FLOAT_MAX = int(sys.float_info.max)
 _TRUE = frozenset({"true", "yes", "on", "1"})
 _FALSE = frozenset({"false", "no", "off", "0"})
 
@@ -50,7 +53,7 @@ def to_number(value: Any) -> int | float:
     if isinstance(value, bool):
         raise TypeMismatch("is not a number")
     if isinstance(value, int):
-        return value
+        return _finite_int(value)
     if isinstance(value, float):
         if not math.isfinite(value):
             raise TypeMismatch("is not a finite number")
@@ -58,7 +61,7 @@ def to_number(value: Any) -> int | float:
     if isinstance(value, str):
         text = value.strip()
         try:
-            return int(text)
+            return _finite_int(int(text))
         except ValueError:
             pass
         try:
@@ -69,6 +72,14 @@ def to_number(value: Any) -> int | float:
             raise TypeMismatch("is not a finite number")
         return number
     raise TypeMismatch("is not a number")
+
+
+def _finite_int(value: int) -> int:
+    """value, if a 64-bit float can hold its magnitude: JSON readers (PostgreSQL's among
+    them, and every other service's) treat a number past that as infinite or refuse it."""
+    if abs(value) > FLOAT_MAX:
+        raise TypeMismatch("is not a finite number (it is beyond a 64-bit float)")
+    return value
 
 
 def _boolean(value: Any) -> bool:

@@ -13,15 +13,19 @@ from conv_tasks.template.constraints import parse_constraint, violation
 from conv_tasks.template.document import join_path
 from conv_tasks.template.model import PARAMETER_TYPES, ParameterSchema, Template
 from conv_tasks.template.parameter_types import TypeMismatch, coerce
+from conv_tasks.template.patterns import PatternWork
 
 HIDDEN_VALUE = "******"
 _PARAMETER_KEYS = ("type", "default", "hidden", "label", "description", "constraints")
 
 
 def parse_parameter(
-    name: str, spec: Any, path: str
+    name: str, spec: Any, path: str, work: PatternWork | None = None
 ) -> tuple[ParameterSchema | None, list[Problem]]:
-    """The schema a parameter declaration describes, or the problems with it."""
+    """The schema a parameter declaration describes, or the problems with it.
+
+    work: what checking the default against its patterns may spend (shared by one template).
+    """
     if not isinstance(spec, Mapping):
         return None, [Problem(path, "a parameter must be a mapping with at least a type")]
     problems = [
@@ -74,7 +78,9 @@ def parse_parameter(
     default = spec.get("default")
     if default is None:
         return schema, []
-    value, default_problems = check_value(schema, default, join_path(path, "default"))
+    value, default_problems = check_value(
+        schema, default, join_path(path, "default"), PatternWork() if work is None else work
+    )
     if default_problems:
         return None, default_problems
     return _with_default(schema, value), []
@@ -93,7 +99,9 @@ def _with_default(schema: ParameterSchema, value: Any) -> ParameterSchema:
     )
 
 
-def check_value(schema: ParameterSchema, value: Any, path: str) -> tuple[Any, list[Problem]]:
+def check_value(
+    schema: ParameterSchema, value: Any, path: str, work: PatternWork
+) -> tuple[Any, list[Problem]]:
     """value coerced to the schema's type, and every way it breaks the schema."""
     try:
         coerced = coerce(schema.type, value)
@@ -101,7 +109,7 @@ def check_value(schema: ParameterSchema, value: Any, path: str) -> tuple[Any, li
         return None, [Problem(path, f"{_shown(schema, value)} {exc}")]
     problems = []
     for constraint in schema.constraints:
-        message = violation(constraint, coerced)
+        message = violation(constraint, coerced, work)
         if message is not None:
             problems.append(Problem(path, message))
     return coerced, problems
@@ -126,6 +134,7 @@ def validate_parameters(template: Template, values: Mapping[str, Any]) -> dict[s
         if name not in template.parameters
     ]
     effective: dict[str, Any] = {}
+    work = PatternWork()
     for name, schema in template.parameters.items():
         path = join_path("parameters", name)
         value = values.get(name)
@@ -135,7 +144,7 @@ def validate_parameters(template: Template, values: Mapping[str, Any]) -> dict[s
             else:
                 problems.append(Problem(path, "a value is required (there is no default)"))
             continue
-        coerced, more = check_value(schema, value, path)
+        coerced, more = check_value(schema, value, path, work)
         problems.extend(more)
         effective[name] = coerced
     if problems:

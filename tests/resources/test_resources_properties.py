@@ -119,7 +119,7 @@ def test_values_are_coerced_to_their_type(name: str, given: Any, expected: Any) 
         ("size", "seven", "must be an integer, not the string 'seven'."),
         ("size", 2.5, "must be an integer, not the number 2.5."),
         ("size", True, "must be an integer, not the boolean true."),
-        ("ratio", "nan", "must be a number, not the string 'nan'."),
+        ("ratio", "nan", "must be a finite number, not the string 'nan'."),
         ("ratio", [1], "must be a number, not a list."),
         ("enabled", "yes", "must be a boolean (true or false), not the string 'yes'."),
         ("enabled", 1, "must be a boolean (true or false), not the number 1."),

@@ -157,7 +157,7 @@ def test_template_problems_and_warnings() -> None:
             "fail, fail_on, "
             "update_replace, value, wait_secs.",
         ),
-        ("resources.bad.properties.wait_secs", "must be at least 0; got -1."),
+        ("resources.bad.properties.wait_secs", "must be between 0 and 3600; got -1."),
         (
             "resources.mystery.type",
             "unknown resource type 'OS::Nova::Server'; see `conv-tasks resource-type list`.",

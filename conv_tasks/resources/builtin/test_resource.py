@@ -37,7 +37,10 @@ from conv_tasks.resources.support import SupportStatus
 SANDBOX_KIND = "test"
 # Longest pause between polls, so a cancel or a new update is noticed soon.
 MAX_POLL_SECS = 1.0
-_SECONDS = (Constraint.range(0, None),)
+# The longest a TestResource action may wait, or be given to finish, in seconds: a test
+# resource that waits longer is a typo, and one that never finishes holds its stack.
+MAX_WAIT_SECS = 3600
+_SECONDS = (Constraint.range(0, MAX_WAIT_SECS),)
 
 
 class TestResource(ResourceType):
@@ -77,7 +80,7 @@ class TestResource(ResourceType):
             NUMBER,
             "How long an action may take when the stack sets no timeout, in seconds.",
             update_allowed=True,
-            constraints=(Constraint.range(0.1, None),),
+            constraints=(Constraint.range(0.1, MAX_WAIT_SECS),),
         ),
         "action_wait_secs": PropertySchema(
             MAP,
