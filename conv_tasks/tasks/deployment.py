@@ -4,63 +4,37 @@ Agents call `metadata` and `signal`, authenticated by credentials instead of
 a tenant; owners call `credential`, `list` and `show` with their tenant.
 Results are JSON objects, as for the stack tasks: {"ok": true, ...}, or
 {"ok": false, "error": code, "message": ...} when refused (nothing changed).
-These tasks run on SecretTask: no credential shows in task events or logs.
+These tasks run on ResultHiddenTask: no credential shows in task events or logs, neither
+in their arguments (conv_tasks.tasks.request) nor in their results.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from conv_tasks.engine import deployment_access, deployment_signal, deployment_views
-from conv_tasks.errors import ConvTasksError
-from conv_tasks.tasks.app import app
-from conv_tasks.tasks.payloads import Field, parse_payload
-from conv_tasks.tasks.secret_task import SecretTask
+from conv_tasks.tasks.payloads import Field
+from conv_tasks.tasks.public import STACK, TENANT, public_task
+from conv_tasks.tasks.request import ResultHiddenTask
 
-log = logging.getLogger(__name__)
-
-TENANT = Field("tenant", (str,), required=True)
-STACK = Field("stack", (str,), required=True)
-SERVER = Field("server", (str,), required=True)
-CREDENTIAL = Field("credential", (str,), required=True)
+SERVER = Field("server", (str,), required=True, is_name=True)
+CREDENTIAL = Field("credential", (str,), required=True, is_name=True)
 
 
-def _public(name: str, fields: list[Field]) -> Callable[[Callable[..., dict[str, Any]]], Any]:
-    """Register a public task on SecretTask that validates its payload and turns refusals into
-    JSON (as conv_tasks.tasks.stack does for the stack tasks)."""
-
-    def decorate(func: Callable[..., Any]) -> Any:
-        @wraps(func)
-        def run(**payload: Any) -> dict[str, Any]:
-            try:
-                args = parse_payload(name, payload, fields)
-                result = func(**args)
-            except ConvTasksError as exc:
-                log.info("%s refused: %s", name, exc)
-                return {"ok": False, **exc.to_dict()}
-            return {"ok": True, **result}
-
-        return app.task(name=name, acks_late=False, base=SecretTask)(run)
-
-    return decorate
-
-
-@_public("conv_tasks.deployment.metadata", [SERVER, CREDENTIAL])
+@public_task("conv_tasks.deployment.metadata", [SERVER, CREDENTIAL], base=ResultHiddenTask)
 def metadata(server: str, credential: str) -> dict[str, Any]:
     return deployment_access.deployment_metadata(server, credential)
 
 
-@_public(
+@public_task(
     "conv_tasks.deployment.signal",
     [
-        Field("deployment", (str,), required=True),
+        Field("deployment", (str,), required=True, is_name=True),
         CREDENTIAL,
-        Field("action", (str,), required=True),
+        Field("action", (str,), required=True, is_name=True),
         Field("details", (dict,), default={}),
     ],
+    base=ResultHiddenTask,
 )
 def signal(
     deployment: str, credential: str, action: str, details: dict[str, Any]
@@ -68,19 +42,24 @@ def signal(
     return deployment_signal.signal_deployment(deployment, credential, action, details)
 
 
-@_public(
+@public_task(
     "conv_tasks.deployment.credential",
     [TENANT, STACK, SERVER, Field("rotate", (bool,), default=False)],
+    base=ResultHiddenTask,
 )
 def credential(tenant: str, stack: str, server: str, rotate: bool) -> dict[str, Any]:
     return deployment_access.server_credential(tenant, stack, server, rotate=rotate)
 
 
-@_public("conv_tasks.deployment.list", [TENANT, STACK])
+@public_task("conv_tasks.deployment.list", [TENANT, STACK], base=ResultHiddenTask)
 def list_(tenant: str, stack: str) -> dict[str, Any]:
     return {"deployments": deployment_views.list_deployments(tenant, stack)}
 
 
-@_public("conv_tasks.deployment.show", [TENANT, STACK, Field("name", (str,), required=True)])
+@public_task(
+    "conv_tasks.deployment.show",
+    [TENANT, STACK, Field("name", (str,), required=True, is_name=True)],
+    base=ResultHiddenTask,
+)
 def show(tenant: str, stack: str, name: str) -> dict[str, Any]:
     return {"deployment": deployment_views.show_deployment(tenant, stack, name)}

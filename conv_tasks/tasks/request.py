@@ -41,6 +41,10 @@ SHOWN_FIELDS = frozenset(
         "poll",
         "attempt",
         "recheck",
+        "server",
+        "deployment",
+        "action",
+        "rotate",
     }
 )
 # A summary shows at most this many fields (and keys of a field), and this many characters.
@@ -117,3 +121,11 @@ class Task(CeleryTask):
     """The base of every conv_tasks task."""
 
     Request = Request
+
+
+class ResultHiddenTask(Task):
+    """The base of the tasks whose results hold credentials (a server's deployment metadata,
+    a credential just issued): the result's repr in the success log line and the
+    task-succeeded event is one character, which Celery's saferepr turns into "{, ...}"."""
+
+    resultrepr_maxsize = 1

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from celery.utils.saferepr import saferepr
 
 from conv_tasks.tasks.app import app
-from conv_tasks.tasks.secret_task import HIDDEN, SecretRequest, SecretTask, shown_kwargs
+from conv_tasks.tasks.request import HIDDEN, Request, ResultHiddenTask, shown_kwargs
 
 DEPLOYMENT_TASKS = [
     "conv_tasks.deployment.metadata",
@@ -55,7 +55,7 @@ def test_the_request_replaces_what_the_sender_wrote() -> None:
         content_type="application/json",
         content_encoding="utf-8",
     )
-    request = SecretRequest(
+    request = Request(
         message,
         app=app,
         task=app.tasks["conv_tasks.deployment.metadata"],
@@ -74,6 +74,6 @@ def test_every_deployment_task_hides_its_arguments_and_result() -> None:
     result = {"ok": True, "deployments": [{"inputs": [{"value": "SECRET"}]}]}
     for name in DEPLOYMENT_TASKS:
         task = app.tasks[name]
-        assert isinstance(task, SecretTask), name
+        assert isinstance(task, ResultHiddenTask), name
         assert "SECRET" not in saferepr(result, task.resultrepr_maxsize)
         assert "SECRET" not in saferepr({"ok": True, "credential": "SECRET"}, 1)
