@@ -36,7 +36,7 @@ test-rabbitmq: setup services
 
 test-fast: setup deploy-tools
 	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks \
-		tests/deploy
+		tests/deploy tests/agent
 
 # The chaos tests (killed workers, lost SyncPoints) alone, ten runs in a row.
 chaos: setup services

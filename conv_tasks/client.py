@@ -28,8 +28,13 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
         errors.NotSupported,
         errors.Conflict,
         errors.LostRace,
+        errors.NotAuthorized,
     )
 }
+# Fields whose values monitors never see (credentials, signal details); parameters show names.
+_HIDDEN_FIELDS = ("credential", "details")
+# Tasks whose results hold a credential: removed from the result backend once read.
+_SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
 
 TERMINAL = ("COMPLETE", "FAILED")
 
@@ -68,9 +73,13 @@ class Client:
         shown = {**payload}
         if isinstance(shown.get("parameters"), dict):
             shown["parameters"] = {name: "******" for name in shown["parameters"]}
-        result = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown)).get(
-            timeout=self.timeout
-        )
+        for name in _HIDDEN_FIELDS:
+            if name in shown:
+                shown[name] = "******"
+        sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown))
+        result = sent.get(timeout=self.timeout)
+        if task in _SECRET_RESULTS:
+            sent.forget()
         if not isinstance(result, dict) or not result.get("ok"):
             _raise(result if isinstance(result, dict) else {"message": str(result)})
         return dict(result)
@@ -132,6 +141,24 @@ class Client:
             resource=resource,
             details=dict(details or {}),
         )
+
+    # ---------------------------------------------------------- deployments
+    def deployment_credential(
+        self, stack: str, server: str, *, rotate: bool = False
+    ) -> dict[str, Any]:
+        """A new credential for the agent on `server` to read its deployments of `stack` with.
+        Shown once: conv_tasks keeps only its hash. Refused (Conflict) if one was issued
+        before, unless `rotate`: then the old one stops working."""
+        return self.call(
+            "conv_tasks.deployment.credential", stack=stack, server=server, rotate=rotate
+        )
+
+    def deployments(self, stack: str) -> builtins.list[dict[str, Any]]:
+        return list(self.call("conv_tasks.deployment.list", stack=stack)["deployments"])
+
+    def deployment(self, stack: str, name: str) -> dict[str, Any]:
+        """One deployment: status, its events, outputs and the ends of stdout and stderr."""
+        return dict(self.call("conv_tasks.deployment.show", stack=stack, name=name)["deployment"])
 
     # ----------------------------------------------------------------- reads
     def get(self, stack: str, *, include_deleted: bool = False) -> dict[str, Any]:

@@ -1,14 +1,22 @@
-"""`make demo`: a stack through create, update, a failing update that rolls back, and delete.
+"""`make demo`: a stack through create, update, a failing update that rolls back, and delete;
+then a software deployment that the reference agent runs (seed 002).
 
 Starts what it needs on this machine (database and migrations, two worker
-processes and beat), prints the progress of every operation live, shows the
-resources after each step, and stops its processes at the end.
+processes and beat, and an agent for the deployment's server), prints the
+progress of every operation live, shows the resources after each step, and
+stops its processes at the end.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
 import tempfile
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +80,98 @@ FAILING = _template(
 )
 
 
+# The deployment's config: a script the agent on the server runs, inputs as environment
+# variables, an output written to $heat_outputs_path.NAME.
+INSTALL_SCRIPT = """#!/bin/sh
+echo "installing $site on $deploy_server_id"
+sleep 2
+printf 'http://%s.example/' "$site" > "$heat_outputs_path.url"
+echo "done"
+"""
+
+
+def deployment_template() -> dict[str, Any]:
+    return {
+        "heat_template_version": "2018-08-31",
+        "description": "conv_tasks demo: a script run on a server by the agent there",
+        "parameters": {"server": {"type": "string"}},
+        "resources": {
+            "install": {
+                "type": "OS::Heat::SoftwareConfig",
+                "properties": {
+                    "group": "script",
+                    "inputs": [{"name": "site"}],
+                    "outputs": [{"name": "url"}],
+                    "config": INSTALL_SCRIPT,
+                },
+            },
+            "deploy": {
+                "type": "OS::Heat::SoftwareDeployment",
+                "properties": {
+                    "config": {"get_resource": "install"},
+                    "server": {"get_param": "server"},
+                    "input_values": {"site": "shop"},
+                },
+            },
+            "frontend": _tr({"get_attr": ["deploy", "url"]}),
+        },
+        "outputs": {
+            "url": {"value": {"get_attr": ["deploy", "url"]}},
+        },
+    }
+
+
+@contextlib.contextmanager
+def running_agent(server: str, credential: str, workdir: Path) -> Iterator[Path]:
+    """`conv-tasks agent` for `server`, as on a host; yields its log file."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    credential_file = workdir / "credential"
+    credential_file.touch(mode=0o600)
+    credential_file.write_text(credential + "\n")
+    log = workdir / "agent.log"
+    command = [
+        sys.executable, "-c", "from conv_tasks.cli.main import main; main()",
+        "agent", "--server", server, "--credential-file", str(credential_file),
+        "--state-dir", str(workdir / "state"), "--interval", "0.5",
+    ]  # fmt: skip
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        yield log
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _deployment(client: Client, run: str, log_dir: Path) -> None:
+    name, server = "demo-deploy", f"demo-server-{run}"
+    click.secho(f"\n== software deployment: a script run on server {server}", bold=True)
+    started = client.create(name, deployment_template(), {"server": server})
+    # The stack's owner gets the server's credential and hands it to the agent on the server.
+    credential = client.deployment_credential(name, server)["credential"]
+    click.echo(f"credential for {server} issued; starting its agent (`conv-tasks agent`)")
+    with running_agent(server, credential, log_dir / "agent") as agent_log:
+        _step(
+            client,
+            "the agent signals IN_PROGRESS, runs the script, signals COMPLETE",
+            name,
+            started,
+        )
+        shown = client.deployment(name, "deploy")
+        click.echo(f"deployment deploy: {shown.get('status')}, the script's stdout:")
+        for line in str(shown.get("deploy_stdout") or "").splitlines():
+            click.echo(f"  {line}")
+        click.echo("agent log:")
+        for line in agent_log.read_text().splitlines():
+            click.echo(f"  {line}")
+    _step(client, "delete the deployment's stack", name, client.delete(name))
+
+
 def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> None:
     click.secho(f"\n== {title}", bold=True)
     final = follow(client, started, timeout=300)
@@ -105,6 +205,7 @@ def main() -> None:
         )
         _step(client, "update that fails (web) and rolls back", name, client.update(name, FAILING))
         _step(client, "delete", name, client.delete(name))
+        _deployment(client, run, procs.log_dir)
         click.secho("\ndemo finished", bold=True)
     finally:
         procs.stop_all()

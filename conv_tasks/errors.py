@@ -143,3 +143,10 @@ class ResourceFailure(ConvTasksError):
         self.resource = resource
         self.action = action
         super().__init__(message)
+
+
+class NotAuthorized(ConvTasksError):
+    """A credential is missing or does not match. The message names nothing secret, and not
+    whether the thing asked for exists."""
+
+    code = "not_authorized"

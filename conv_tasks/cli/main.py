@@ -10,7 +10,9 @@ from typing import Any
 
 import click
 
+from conv_tasks.agent.command import agent as agent_command
 from conv_tasks.cli import output
+from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.purge import db_purge
 from conv_tasks.errors import ConvTasksError
 
@@ -59,6 +61,12 @@ pass_ctx = click.make_pass_decorator(Context)
 def cli(ctx: click.Context, tenant: str, as_json: bool, timeout: float) -> None:
     """conv-tasks: converge declarative stacks with Celery workers."""
     ctx.obj = Context(tenant, as_json, timeout)
+
+
+cli.add_command(deployment)
+
+
+cli.add_command(agent_command)
 
 
 def main() -> None:

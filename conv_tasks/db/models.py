@@ -192,3 +192,99 @@ class SandboxObject(Base):
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()
     )
+
+
+class SoftwareConfigRow(Base):
+    """A software config (OS::Heat::SoftwareConfig): never changed once written."""
+
+    __tablename__ = "software_config"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    tenant: Mapped[str] = mapped_column(String(255), nullable=False)
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
+    )
+    name: Mapped[str] = mapped_column(String(255), nullable=False, default="")
+    group: Mapped[str] = mapped_column(String(255), nullable=False)
+    config: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    inputs: Mapped[list[Any]] = mapped_column(JsonB, nullable=False, default=list)
+    outputs: Mapped[list[Any]] = mapped_column(JsonB, nullable=False, default=list)
+    options: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class SoftwareDeploymentRow(Base):
+    """A software deployment: the action its server must run, and what the server reported.
+
+    `config_*` is the snapshot of the config taken when the action was published.
+    `action_token` is the resource action's idempotency token: the same resource step run
+    again finds its own action and changes nothing. Only hashes of signal credentials are kept
+    (conv_tasks.deployments.credentials).
+    """
+
+    __tablename__ = "software_deployment"
+    __table_args__ = (
+        Index("ix_software_deployment_server", "server", "status"),
+        Index("ix_software_deployment_stack", "stack_id", "resource_name"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    tenant: Mapped[str] = mapped_column(String(255), nullable=False)
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
+    )
+    resource_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    server: Mapped[str] = mapped_column(String(255), nullable=False)
+    name: Mapped[str] = mapped_column(String(255), nullable=False)
+    config_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    config_name: Mapped[str] = mapped_column(String(255), nullable=False, default="")
+    config_group: Mapped[str] = mapped_column(String(255), nullable=False)
+    config: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    config_inputs: Mapped[list[Any]] = mapped_column(JsonB, nullable=False, default=list)
+    config_outputs: Mapped[list[Any]] = mapped_column(JsonB, nullable=False, default=list)
+    config_options: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    input_values: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    signal_transport: Mapped[str] = mapped_column(String(32), nullable=False)
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    action_token: Mapped[str] = mapped_column(String(255), nullable=False)
+    status: Mapped[str] = mapped_column(String(32), nullable=False)
+    status_reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    # What the server reported with its last COMPLETE or FAILED signal: each declared output,
+    # deploy_stdout, deploy_stderr and deploy_status_code.
+    outputs: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    signal_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # The run before the current one: its signal credential's hash and how it ended, so that
+    # a late signal of it is answered as such.
+    previous_signal_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    previous_status: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    # When the server signalled IN_PROGRESS for the current action, and last signalled at all.
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    signalled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    # When the current action was published (the agent's "updated_time").
+    action_published_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class ServerCredential(Base):
+    """The hash of the credential with which a server's agent reads its deployments of a stack."""
+
+    __tablename__ = "server_credential"
+
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), primary_key=True
+    )
+    server: Mapped[str] = mapped_column(String(255), primary_key=True)
+    tenant: Mapped[str] = mapped_column(String(255), nullable=False)
+    credential_hash: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )

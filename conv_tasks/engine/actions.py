@@ -58,6 +58,7 @@ def action_context(
         started_at=started,
         now=now,
         sandbox=env.sandbox,
+        deployments=env.deployments,
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from conv_tasks.db import deployments as deployment_repo
 from conv_tasks.db import events as event_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
@@ -107,6 +108,9 @@ def complete_traversal(
             )
             session.flush()
             template_repo.delete_orphaned_templates(session, only=old_ids)
+            if action == Action.DELETE:
+                # Server credentials, and deployments or configs kept by a Retain policy.
+                deployment_repo.forget_stack(session, stack_id)
             done = Completion(f"{action}_{Status.COMPLETE}", action)
     env.syncpoints.drop(traversal)
     return done

@@ -227,6 +227,7 @@ def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
         started = version.action_started_at or deadline
         took = max(0.0, (deadline - started).total_seconds())
         reason = f"the {action} action timed out: it did not finish within {took:.0f} s"
+        _stop(run, version, action)
         return _after_step(run, version, action, StepResult(True, reason), claim)
     wanted = (
         run.definition().attributes_needed.get(run.name, frozenset())
@@ -238,14 +239,20 @@ def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
 
 def _interrupt(run: NodeRun, version: ResourceVersion, action: Action, claim: Claim) -> Outcome:
     """Tell the plugin to stop, and end the action FAILED as interrupted."""
+    _stop(run, version, action)
+    reason = f"{action} interrupted: {version.interrupt_reason}"
+    return _after_step(run, version, action, StepResult(True, reason), claim)
+
+
+def _stop(run: NodeRun, version: ResourceVersion, action: Action) -> None:
+    """The plugin's interrupt hook, for an action that ends before it finished (interrupted or
+    timed out): a deployment stops waiting for its server."""
     plugin = run.env.registry.get(version.type)()
     ctx = action_context(run.env, run.task.stack_id, version, action, properties=version.properties)
     try:
         plugin.interrupt(ctx)
     except Exception:
         log.exception("resource %s: interrupting %s raised", run.name, action)
-    reason = f"{action} interrupted: {version.interrupt_reason}"
-    return _after_step(run, version, action, StepResult(True, reason), claim)
 
 
 def _step(

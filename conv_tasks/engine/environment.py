@@ -7,9 +7,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from conv_tasks.db.deployments import PostgresDeployments
 from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.sandbox import PostgresSandbox
 from conv_tasks.db.session import node_connection
+from conv_tasks.deployments.store import DeploymentStore
 from conv_tasks.engine.definition import Definitions, default_definitions
 from conv_tasks.resources import Registry, Sandbox, default_registry
 from conv_tasks.settings import Settings, get_settings
@@ -27,6 +29,7 @@ class EngineEnv:
     dispatcher: Dispatcher
     registry: Registry = field(default_factory=default_registry)
     sandbox: Sandbox = field(default_factory=PostgresSandbox)
+    deployments: DeploymentStore = field(default_factory=PostgresDeployments)
     definitions: Definitions = field(default_factory=default_definitions)
 
     @classmethod

@@ -1,9 +1,11 @@
-"""Signals sent to a resource from outside (seed 002: deployments report their progress).
+"""Signals sent to a resource by the stack's owner (seed 002: deployments report their progress).
 
-A signal is recorded as an event of the resource. Its details may carry
-`deploy_status` (IN_PROGRESS, COMPLETE or FAILED) and `deploy_status_reason`;
-an IN_PROGRESS signal only tells the user that the work has started. The
-details are kept with the resource version for its plugin to read.
+A signal to a software deployment is applied to its current action as a
+server's signal would be (conv_tasks.engine.deployment_signal), the tenant
+standing in for the deployment's credential. Any other resource records it
+as an event: its details may carry `deploy_status` (IN_PROGRESS, COMPLETE or
+FAILED) and `deploy_status_reason`, and are kept with the resource version
+for its plugin to read.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from conv_tasks.db import deployments as deployment_repo
 from conv_tasks.db import events as event_repo
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db.session import session_scope
+from conv_tasks.engine.deployment_signal import apply_signal
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.engine.views import redactor_for, stack_definition
 from conv_tasks.errors import NotFound, PayloadError, Problem
@@ -54,6 +58,11 @@ def signal_resource(
         head = resource_repo.head_of(session, stack.id, resource_name)
         if head is None:
             raise NotFound(f"Stack {stack.name!r} has no resource {resource_name!r}.")
+        deployment = deployment_repo.deployment_of_resource(
+            session, stack.id, resource_name, head.physical_id
+        )
+        if deployment is not None:
+            return apply_signal(session, stack, deployment, deployment.action, dict(details))
         redact = redactor_for(stack_definition(session, stack))
         text = redact(reason or f"Signal received: deployment {status.lower()}")
         signals = list((head.plugin_data or {}).get("signals", []))[-19:]

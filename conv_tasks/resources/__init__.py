@@ -1,7 +1,8 @@
 """Resource types: the plugin interface, their schemas, and the registry that finds them.
 
-Pure logic. A plugin sees nothing of the outside world but the Sandbox it is
-handed; this package never opens a database, a broker or Redis connection.
+Pure logic. A plugin sees nothing of the outside world but the Sandbox (or the
+DeploymentStore) it is handed; this package never opens a database, a broker or
+Redis connection.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A plugin is a ResourceType subclass. Its instances are stateless: everything
 an action needs arrives in an ActionContext, and everything it wants to keep
 goes back in Progress.data. An action is started once per attempt and then
 polled until done; a plugin never sleeps and never talks to anything but the
-Sandbox it is handed.
+Sandbox (and, for software deployments, the DeploymentStore) it is handed.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from conv_tasks.deployments.store import DeploymentStore
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
@@ -67,6 +68,8 @@ class ActionContext:
     started_at: float
     now: float
     sandbox: Sandbox
+    # Where software configs and deployments are kept (None where nothing provides one).
+    deployments: DeploymentStore | None = None
 
 
 @dataclass(frozen=True)
@@ -96,9 +99,10 @@ class ResourceType:
         return DEFAULT_ACTION_TIMEOUT
 
     def interrupt(self, ctx: ActionContext) -> None:
-        """Stop the action under way: the stack operation it belonged to was cancelled or the
-        stack is being deleted. Called once, on the next poll, instead of check_*; the action
-        then ends FAILED as interrupted. Stop what can be stopped; the default has nothing."""
+        """Stop the action under way: the stack operation it belonged to was cancelled, the
+        stack is being deleted, or the action's deadline passed. Called once, on the next poll,
+        instead of check_*; the action then ends FAILED as interrupted (or timed out). Stop
+        what can be stopped; the default has nothing."""
 
     @classmethod
     def can_be_replaced_by(cls, other: type[ResourceType]) -> bool:

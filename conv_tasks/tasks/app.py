@@ -13,12 +13,18 @@ from celery.signals import worker_process_init
 TASK_MODULES = [
     "conv_tasks.tasks.health",
     "conv_tasks.tasks.stack",
+    "conv_tasks.tasks.deployment",
     "conv_tasks.tasks.node",
     "conv_tasks.tasks.beat",
 ]
 
-app = Celery("conv_tasks", include=TASK_MODULES)
+# Every task's request shows the worker's own summary of its arguments, never their values,
+# whatever the sender put in its kwargsrepr (conv_tasks.tasks.request).
+app = Celery("conv_tasks", include=TASK_MODULES, task_cls="conv_tasks.tasks.request:Task")
 app.config_from_object("celeryconfig")
+# The worker checks every message, and decodes it with limits, before Celery's consumer
+# handles it: no message, whatever its content, stops a worker (conv_tasks.tasks.consumer).
+app.conf.worker_consumer = "conv_tasks.tasks.consumer:Consumer"
 
 
 @worker_process_init.connect

@@ -11,7 +11,6 @@ huge payload costs no more than the limit.
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,12 +18,10 @@ from typing import Any
 from conv_tasks.errors import Problem
 from conv_tasks.input_text import text_problem, utf8_length
 from conv_tasks.limits import MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH
+from conv_tasks.template.parameter_types import FLOAT_MAX
 
 # Listing every NUL of a hostile payload would make the refusal as large as the payload.
 MAX_LISTED = 20
-# The largest integer a 64-bit float holds: beyond it a number is not finite in JSON
-# terms (most JSON readers, PostgreSQL's among them, cannot keep it exactly).
-_FLOAT_MAX = int(sys.float_info.max)
 
 
 @dataclass
@@ -56,7 +53,9 @@ def measure_payload(payload: Mapping[str, Any]) -> PayloadMeasure:
             _add(found, "", f"an argument name {problem}")
             continue
         size = _measure_value(value, name, found, MAX_PAYLOAD_BYTES - total)
-        found.sizes[name] = size
+        # A string field weighs its text (a template's limit is on its text), without the
+        # quotes JSON puts around it; the payload's size counts them.
+        found.sizes[name] = size - 2 if isinstance(value, str) else size
         total += size + len(name) + 4
         if total > MAX_PAYLOAD_BYTES:
             found.too_large = True
@@ -87,7 +86,7 @@ def _measure_value(value: Any, path: str, found: PayloadMeasure, budget: int) ->
         elif isinstance(item, bool) or item is None:
             size += 5
         elif isinstance(item, int):
-            if abs(item) > _FLOAT_MAX:
+            if abs(item) > FLOAT_MAX:
                 _add(found, where, "numbers must be finite (this one is beyond a 64-bit float)")
                 size += 309
             else:

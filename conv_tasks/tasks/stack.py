@@ -8,23 +8,15 @@ importing conv_tasks. A result is a JSON object: {"ok": true, "stack_id":
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from conv_tasks.engine import operations, views
 from conv_tasks.engine.signal import signal_resource
-from conv_tasks.errors import ConvTasksError
 from conv_tasks.limits import MAX_ID, MAX_TEMPLATE_BYTES, MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
-from conv_tasks.tasks.app import app
-from conv_tasks.tasks.payloads import Field, Limit, parse_payload
+from conv_tasks.tasks.payloads import Field, Limit
+from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 
-log = logging.getLogger(__name__)
-
-TENANT = Field("tenant", (str,), required=True, is_name=True)
-STACK = Field("stack", (str,), required=True, is_name=True)
 TEMPLATE_BYTES = Limit(MAX_TEMPLATE_BYTES, "MAX_TEMPLATE_BYTES")
 TIMEOUT = Field(
     "timeout_mins",
@@ -34,28 +26,7 @@ TIMEOUT = Field(
 )
 
 
-def _public(name: str, fields: list[Field]) -> Callable[[Callable[..., dict[str, Any]]], Any]:
-    """Register a public task that validates its payload and turns refusals into JSON."""
-
-    def decorate(func: Callable[..., Any]) -> Any:
-        @wraps(func)
-        def run(**payload: Any) -> dict[str, Any]:
-            try:
-                args = parse_payload(name, payload, fields)
-                result = func(**args)
-            except ConvTasksError as exc:
-                log.info("%s refused: %s", name, exc)
-                return {"ok": False, **exc.to_dict()}
-            if isinstance(result, dict):
-                return {"ok": True, **result}
-            return {"ok": True, "result": result}
-
-        return app.task(name=name, acks_late=False)(run)
-
-    return decorate
-
-
-@_public(
+@public_task(
     "conv_tasks.stack.create",
     [
         TENANT,
@@ -70,7 +41,7 @@ def create(**args: Any) -> dict[str, Any]:
     return operations.create_stack(engine_env(), **args)
 
 
-@_public(
+@public_task(
     "conv_tasks.stack.update",
     [
         TENANT,
@@ -87,42 +58,44 @@ def update(**args: Any) -> dict[str, Any]:
     return operations.update_stack(engine_env(), stack_ref=stack_ref, **args)
 
 
-@_public("conv_tasks.stack.delete", [TENANT, STACK])
+@public_task("conv_tasks.stack.delete", [TENANT, STACK])
 def delete(tenant: str, stack: str) -> dict[str, Any]:
     return operations.delete_stack(engine_env(), tenant=tenant, stack_ref=stack)
 
 
-@_public("conv_tasks.stack.rollback", [TENANT, STACK])
+@public_task("conv_tasks.stack.rollback", [TENANT, STACK])
 def rollback(tenant: str, stack: str) -> dict[str, Any]:
     return operations.rollback_stack(engine_env(), tenant=tenant, stack_ref=stack)
 
 
-@_public(
+@public_task(
     "conv_tasks.stack.cancel_update", [TENANT, STACK, Field("rollback", (bool,), default=True)]
 )
 def cancel_update(tenant: str, stack: str, rollback: bool) -> dict[str, Any]:
     return operations.cancel_update(engine_env(), tenant=tenant, stack_ref=stack, rollback=rollback)
 
 
-@_public("conv_tasks.stack.show", [TENANT, STACK, Field("include_deleted", (bool,), default=False)])
+@public_task(
+    "conv_tasks.stack.show", [TENANT, STACK, Field("include_deleted", (bool,), default=False)]
+)
 def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
     data = views.show_stack(tenant, stack, include_deleted=include_deleted)
     return {"stack_id": data["id"], "stack": data}
 
 
-@_public("conv_tasks.stack.list", [TENANT])
+@public_task("conv_tasks.stack.list", [TENANT])
 def list_(tenant: str) -> dict[str, Any]:
     return {"stacks": views.list_stacks(tenant)}
 
 
-@_public(
+@public_task(
     "conv_tasks.stack.resources", [TENANT, STACK, Field("all_versions", (bool,), default=False)]
 )
 def resources(tenant: str, stack: str, all_versions: bool) -> dict[str, Any]:
     return {"resources": views.list_resources(tenant, stack, all_versions=all_versions)}
 
 
-@_public(
+@public_task(
     "conv_tasks.stack.events",
     [TENANT, STACK, Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID"))],
 )
@@ -130,12 +103,12 @@ def events(tenant: str, stack: str, after_id: int) -> dict[str, Any]:
     return {"events": views.list_events(tenant, stack, after_id=after_id)}
 
 
-@_public("conv_tasks.stack.outputs", [TENANT, STACK])
+@public_task("conv_tasks.stack.outputs", [TENANT, STACK])
 def outputs(tenant: str, stack: str) -> dict[str, Any]:
     return {"outputs": views.stack_outputs(tenant, stack)}
 
 
-@_public(
+@public_task(
     "conv_tasks.resource.signal",
     [
         TENANT,

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.errors import Problem
+from conv_tasks.input_text import text_problem
 from conv_tasks.limits import MAX_TEMPLATE_DEPTH, MAX_TEMPLATE_VALUES
 
 # A template deeper or bigger than the limits is a mistake or an attack (YAML aliases can
@@ -48,7 +49,14 @@ class _Copier:
                 f"the template is too large: more than {MAX_TEMPLATE_VALUES} values "
                 "(MAX_TEMPLATE_VALUES)"
             )
-        if value is None or isinstance(value, str | bool | int):
+        if isinstance(value, str):
+            # YAML escapes ("\0", "\uD800") make text that cannot be stored from text that can.
+            problem = text_problem(value)
+            if problem is not None:
+                self.problems.append(Problem(path, problem))
+                return None
+            return value
+        if value is None or isinstance(value, bool | int):
             return value
         if isinstance(value, float):
             if not math.isfinite(value):
@@ -88,6 +96,11 @@ class _Copier:
                 self.problems.append(
                     Problem(path, f"keys must be strings, not {type(key).__name__} ({key!r:.40})")
                 )
+                continue
+            problem = text_problem(key)
+            if problem is not None:
+                # The path stops at the mapping: the key itself cannot be shown or stored.
+                self.problems.append(Problem(path, f"a key {problem}"))
                 continue
             result[key] = self.copy(item, join_path(path, key), depth + 1, seen)
         return result

@@ -28,6 +28,8 @@ from conv_tasks.resources.builtin import BUILTIN_TYPES
 BUILTIN_NAMES = [
     "OS::Heat::None",
     "OS::Heat::RandomString",
+    "OS::Heat::SoftwareConfig",
+    "OS::Heat::SoftwareDeployment",
     "OS::Heat::TestResource",
     "OS::Heat::TestResourceOld",
     "OS::Heat::Value",

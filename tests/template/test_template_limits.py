@@ -229,3 +229,20 @@ def test_numbers_beyond_a_float_are_not_finite() -> None:
     with pytest.raises(ParameterError, match="finite"):
         validate_parameters(template, {"n": 10**400})
     assert validate_parameters(template, {"n": 10**300}) == {"n": 10**300}
+
+
+def test_a_yaml_nul_escape_in_a_value_is_refused_where_it_is() -> None:
+    source = VERSION + 'resources:\n  r:\n    type: T\n    properties: {value: "x\\0y"}\n'
+    [problem] = problems_of(source)
+    assert problem.startswith("resources.r.properties.value: ")
+    assert "NUL" in problem
+
+
+def test_text_that_is_not_unicode_is_refused_in_values_and_keys() -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {"r": {"type": "T", "properties": {"value": "\ud800", "k\x00": 1}}},
+    }
+    problems = problems_of(template)
+    assert any(p.startswith("resources.r.properties.value: ") for p in problems), problems
+    assert any("a key must not contain NUL" in p for p in problems), problems

@@ -8,6 +8,8 @@ from __future__ import annotations
 from conv_tasks.resources.builtin.dummy import DummyResource
 from conv_tasks.resources.builtin.none import NoneResource
 from conv_tasks.resources.builtin.random_string import RandomStringResource
+from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
+from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentResource
 from conv_tasks.resources.builtin.test_resource import TestResource
 from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
 from conv_tasks.resources.builtin.value import ValueResource
@@ -20,6 +22,8 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     TestResource,
     TestResourceOld,
     DummyResource,
+    SoftwareConfigResource,
+    SoftwareDeploymentResource,
 )
 
 __all__ = [
@@ -27,6 +31,8 @@ __all__ = [
     "DummyResource",
     "NoneResource",
     "RandomStringResource",
+    "SoftwareConfigResource",
+    "SoftwareDeploymentResource",
     "TestResource",
     "TestResourceOld",
     "ValueResource",

@@ -1,0 +1,77 @@
+"""How servers get their deployments: credentials for the owner to hand out, metadata for agents.
+
+The stack's owner asks for a server's credential (conv_tasks keeps only its
+hash, so it is shown once) and gives it to the agent on that server. The
+agent reads, with it, the deployments whose action waits for that server,
+each with the signal credential its signals must carry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conv_tasks.db import deployments as deployment_repo
+from conv_tasks.db import stacks as stack_repo
+from conv_tasks.db.session import session_scope
+from conv_tasks.deployments.credentials import (
+    credential_hash,
+    matches,
+    new_credential,
+    signal_credential,
+)
+from conv_tasks.deployments.metadata import metadata_entry
+from conv_tasks.errors import Conflict, NotAuthorized, PayloadError, Problem
+from conv_tasks.limits import MAX_NAME_CHARS
+
+METADATA_REFUSED = "Metadata refused: no credential issued for this server matches."
+
+
+def check_server(server: str) -> str:
+    if len(server) > MAX_NAME_CHARS:
+        raise PayloadError(
+            [Problem("server", f"holds more than MAX_NAME_CHARS ({MAX_NAME_CHARS}) characters")]
+        )
+    return server
+
+
+def deployment_metadata(server: str, credential: str) -> dict[str, Any]:
+    """The deployments waiting for `server`, in the stacks whose credential for it this is."""
+    check_server(server)
+    with session_scope() as session:
+        issued = deployment_repo.credentials_for_server(session, server)
+        stack_ids = [c.stack_id for c in issued if matches(credential, c.credential_hash)]
+        if not stack_ids:
+            raise NotAuthorized(METADATA_REFUSED)
+        entries: list[dict[str, Any]] = []
+        hashes: dict[str, str] = {}
+        for row in deployment_repo.pending_for_server(session, server, stack_ids):
+            secret = signal_credential(credential, row.id, row.action_token)
+            hashes[row.id] = credential_hash(secret)
+            entries.append(metadata_entry(deployment_repo.published_action(row), secret))
+        deployment_repo.set_signal_hashes(session, hashes)
+    return {"server": server, "deployments": entries}
+
+
+def server_credential(tenant: str, stack_ref: str, server: str, *, rotate: bool) -> dict[str, Any]:
+    """A new credential for `server` in the tenant's stack. Refused if one was issued before,
+    unless `rotate`: then the old one stops working."""
+    check_server(server)
+    credential = new_credential()
+    with session_scope() as session:
+        stack = stack_repo.find_stack(session, tenant, stack_ref)
+        issued = deployment_repo.issue_credential(
+            session, tenant, stack.id, server, credential_hash(credential), rotate=rotate
+        )
+        if not issued:
+            raise Conflict(
+                f"A credential for server {server!r} of stack {stack.name!r} was issued "
+                "before, and conv_tasks keeps only its hash, so it cannot be shown again. "
+                "Rotate it (rotate=true, `--rotate`) to get a new one; the old one then "
+                "stops working."
+            )
+    return {
+        "stack_id": stack.id,
+        "server": server,
+        "credential": credential,
+        "rotated": rotate,
+    }

@@ -1,0 +1,52 @@
+"""Registering a public task: its payload checked, refusals turned into JSON.
+
+Every public task (conv_tasks.tasks.stack, conv_tasks.tasks.deployment) is a
+function of checked keyword arguments returning a dict; the task answers
+{"ok": true, ...} with it, or {"ok": false, "error": code, "message": ...,
+"problems": [...]} when the request is refused (and then nothing changed).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from celery import Task
+
+from conv_tasks.errors import ConvTasksError
+from conv_tasks.tasks.app import app
+from conv_tasks.tasks.payloads import Field, parse_payload
+
+log = logging.getLogger(__name__)
+
+# The fields most public tasks share.
+TENANT = Field("tenant", (str,), required=True, is_name=True)
+STACK = Field("stack", (str,), required=True, is_name=True)
+
+
+def public_task(
+    name: str, fields: list[Field], *, base: type[Task] | None = None
+) -> Callable[[Callable[..., dict[str, Any]]], Any]:
+    """Register func as the public task `name`, taking the keyword arguments `fields`."""
+
+    def decorate(func: Callable[..., Any]) -> Any:
+        @wraps(func)
+        def run(**payload: Any) -> dict[str, Any]:
+            try:
+                args = parse_payload(name, payload, fields)
+                result = func(**args)
+            except ConvTasksError as exc:
+                log.info("%s refused: %s", name, exc)
+                return {"ok": False, **exc.to_dict()}
+            if isinstance(result, dict):
+                return {"ok": True, **result}
+            return {"ok": True, "result": result}
+
+        options: dict[str, Any] = {"name": name, "acks_late": False}
+        if base is not None:
+            options["base"] = base
+        return app.task(**options)(run)
+
+    return decorate
