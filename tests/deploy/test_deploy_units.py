@@ -10,6 +10,9 @@ import pytest
 from deploy_tools import DEPLOY
 
 UNITS = sorted(DEPLOY.glob("*.service"))
+# The engine's own units; the agent's runs on the servers, with its own environment file.
+ENGINE_UNITS = [DEPLOY / "conv-tasks-beat.service", DEPLOY / "conv-tasks-worker@.service"]
+AGENT_UNIT = DEPLOY / "conv-tasks-agent.service"
 
 Unit = dict[str, dict[str, list[str]]]
 
@@ -41,11 +44,8 @@ def one(unit: Unit, section: str, key: str) -> str:
     return value
 
 
-def test_both_units_are_here() -> None:
-    assert [unit.name for unit in UNITS] == [
-        "conv-tasks-beat.service",
-        "conv-tasks-worker@.service",
-    ]
+def test_the_engine_and_agent_units_are_here() -> None:
+    assert sorted([*ENGINE_UNITS, AGENT_UNIT]) == UNITS
 
 
 @pytest.mark.parametrize("path", UNITS, ids=lambda path: path.name)
@@ -57,7 +57,7 @@ def test_waiting_for_the_network_also_pulls_it_in(path: Path) -> None:
     assert "network-online.target" in words(unit, "Unit", "Wants")
 
 
-@pytest.mark.parametrize("path", UNITS, ids=lambda path: path.name)
+@pytest.mark.parametrize("path", ENGINE_UNITS, ids=lambda path: path.name)
 def test_units_read_the_sample_environment_file(path: Path) -> None:
     unit = read_unit(path)
     assert one(unit, "Service", "EnvironmentFile") == "/etc/conv-tasks/conv-tasks.env"
@@ -82,3 +82,10 @@ def test_beat_keeps_its_schedule_in_its_state_directory() -> None:
     assert command[1] == "beat"
     schedule = command[command.index("--schedule") + 1]
     assert schedule.startswith(f"/var/lib/{state}/")
+
+
+def test_the_agent_finishes_its_script_and_keeps_its_state() -> None:
+    unit = read_unit(AGENT_UNIT)
+    assert one(unit, "Service", "KillMode") == "mixed"
+    assert one(unit, "Service", "StateDirectory") == "conv-tasks-agent"
+    assert "--state-dir /var/lib/conv-tasks-agent" in one(unit, "Service", "ExecStart")
