@@ -142,6 +142,15 @@ class Client:
             details=dict(details or {}),
         )
 
+    def validate(
+        self, template: Mapping[str, Any] | str, parameters: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
+        "dependencies", "types"}: a template with errors is an answer, not a refusal."""
+        return self.call(
+            "conv_tasks.template.validate", template=template, parameters=dict(parameters or {})
+        )
+
     # ---------------------------------------------------------- deployments
     def deployment_credential(
         self, stack: str, server: str, *, rotate: bool = False

@@ -353,37 +353,25 @@ def template() -> None:
 @click.argument("path")
 @param_option
 @param_json_option
+@click.option("--json", "local_json", is_flag=True, help="Print the result as JSON on stdout.")
 @pass_ctx
 def template_validate(
-    ctx: Context, path: str, parameters: tuple[str, ...], parameters_json: str | None
+    ctx: Context,
+    path: str,
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    local_json: bool,
 ) -> None:
-    """Check a template; print its resources in dependency order, or every problem."""
-    from conv_tasks.engine.definition import StackDefinition
-    from conv_tasks.graph import plan_traversal
+    """Check a template without parameter values (values given are checked); print its
+    resources in dependency order, or every problem with its line and column. Exit 1 if any."""
+    from conv_tasks.cli.validate import show_validation
 
-    definition = StackDefinition.build(
-        _read_template(path), _parameters(parameters, parameters_json)
+    show_validation(
+        path,
+        _read_template(path),
+        _parameters(parameters, parameters_json),
+        as_json=ctx.as_json or local_json,
     )
-    plan = plan_traversal((), definition.dependencies)
-    order = [node.name for node in plan.graph.order() if node.phase == "update"]
-    if ctx.as_json:
-        output.emit_json(
-            {
-                "valid": True,
-                "order": order,
-                "dependencies": {k: sorted(v) for k, v in definition.dependencies.items()},
-                "warnings": list(definition.warnings),
-            }
-        )
-        return
-    for warning in definition.warnings:
-        click.echo(f"WARNING: {warning}", err=True)
-    click.echo(f"Template is valid: {len(order)} resource(s), in dependency order:")
-    for name in order:
-        snippet = definition.template.resources[name]
-        deps = sorted(definition.dependencies.get(name, ()))
-        after = f"  (after {', '.join(deps)})" if deps else ""
-        click.echo(f"  {name}  {snippet.type}{after}")
 
 
 # ------------------------------------------------------------ resource signal
