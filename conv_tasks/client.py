@@ -142,6 +142,25 @@ class Client:
             details=dict(details or {}),
         )
 
+    def preview(
+        self,
+        stack: str,
+        template: Mapping[str, Any] | str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        existing_parameters: bool = False,
+    ) -> dict[str, Any]:
+        """What update (or, for a stack that does not exist, create) would do to each
+        resource: {"resources": [{"name", "type", "action", "reason", "changes",
+        "uncertain"}], "counts", "summary", "exists"}. Changes nothing."""
+        return self.call(
+            "conv_tasks.stack.preview",
+            stack=stack,
+            template=template,
+            parameters=dict(parameters or {}),
+            existing_parameters=existing_parameters,
+        )
+
     def validate(
         self, template: Mapping[str, Any] | str, parameters: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:

@@ -200,6 +200,7 @@ def stack_create(
 @click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
 @click.option("--disable-rollback/--enable-rollback", default=None)
 @click.option("--timeout-mins", type=int)
+@click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
 @wait_option
 @wait_timeout_option
 @pass_ctx
@@ -212,11 +213,20 @@ def stack_update(
     existing: bool,
     disable_rollback: bool | None,
     timeout_mins: int | None,
+    dry_run: bool,
     wait: bool,
     wait_timeout: float,
 ) -> None:
     """Update stack NAME to a new template and/or parameters."""
     template = _read_template(template_file) if template_file else None
+    if dry_run:
+        from conv_tasks.cli.preview import show_preview
+
+        preview = ctx.client().preview(
+            name, template, _parameters(parameters, parameters_json), existing_parameters=existing
+        )
+        show_preview(preview, as_json=ctx.as_json)
+        return
     result = ctx.client().update(
         name,
         template,
@@ -226,6 +236,34 @@ def stack_update(
         timeout_mins=timeout_mins,
     )
     _started(ctx, result, wait, wait_timeout)
+
+
+@stack.command("preview")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@param_option
+@param_json_option
+@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@pass_ctx
+def stack_preview(
+    ctx: Context,
+    name: str,
+    template_file: str,
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    existing: bool,
+) -> None:
+    """Show what creating (or updating, if it exists) stack NAME from a template would do to
+    each resource; change nothing."""
+    from conv_tasks.cli.preview import show_preview
+
+    preview = ctx.client().preview(
+        name,
+        _read_template(template_file),
+        _parameters(parameters, parameters_json),
+        existing_parameters=existing,
+    )
+    show_preview(preview, as_json=ctx.as_json)
 
 
 @stack.command("delete")
