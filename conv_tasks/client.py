@@ -161,6 +161,11 @@ class Client:
             existing_parameters=existing_parameters,
         )
 
+    def graph(self, stack: str) -> dict[str, Any]:
+        """The stack's traversal graph: {"nodes": [{"id", "phase", "name", "status"}],
+        "edges": [[before, after], ...], "stack", "status", "traversal"}."""
+        return self.call("conv_tasks.stack.graph", stack=stack)
+
     def validate(
         self, template: Mapping[str, Any] | str, parameters: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:

@@ -266,6 +266,23 @@ def stack_preview(
     show_preview(preview, as_json=ctx.as_json)
 
 
+@stack.command("graph")
+@click.argument("name")
+@click.option(
+    "--format", "fmt", type=click.Choice(["dot", "mermaid"]), default="dot", show_default=True
+)
+@pass_ctx
+def stack_graph(ctx: Context, name: str, fmt: str) -> None:
+    """Print the traversal graph of stack NAME, nodes coloured by their live status."""
+    from conv_tasks.cli.graph import to_dot, to_mermaid
+
+    data = ctx.client().graph(name)
+    if ctx.as_json:
+        output.emit_json({k: v for k, v in data.items() if k != "ok"})
+    else:
+        click.echo(to_mermaid(data) if fmt == "mermaid" else to_dot(data))
+
+
 @stack.command("delete")
 @click.argument("name")
 @wait_option

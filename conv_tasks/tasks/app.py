@@ -15,6 +15,7 @@ TASK_MODULES = [
     "conv_tasks.tasks.stack",
     "conv_tasks.tasks.template",
     "conv_tasks.tasks.preview",
+    "conv_tasks.tasks.graph",
     "conv_tasks.tasks.deployment",
     "conv_tasks.tasks.node",
     "conv_tasks.tasks.beat",
