@@ -22,6 +22,7 @@ resources:
   rep: {type: OS::Heat::TestResource, properties: {value: r, update_replace: true}}
   gone: {type: OS::Heat::TestResource}
   hush: {type: OS::Heat::TestResource, properties: {value: {get_param: secret}}}
+  reader: {type: OS::Heat::TestResource, properties: {value: {get_attr: [upd, output]}}}
 """
 
 AFTER = """heat_template_version: 2018-08-31
@@ -34,6 +35,7 @@ resources:
   new1: {type: OS::Heat::TestResource, properties: {value: {get_attr: [keep, output]}}}
   new2: {type: OS::Heat::None}
   hush: {type: OS::Heat::TestResource, properties: {value: {get_param: secret}}}
+  reader: {type: OS::Heat::TestResource, properties: {value: {get_attr: [upd, output]}}}
 """
 
 
@@ -86,11 +88,16 @@ def test_preview_of_an_update_names_every_action_and_changes_nothing(
         "new2": "create",
         "gone": "delete",
         "hush": "unchanged",
+        "reader": "unchanged",
     }
     entries = {e["name"]: e for e in data["resources"]}
     assert entries["upd"]["changes"] == {"value": {"old": "a", "new": "b"}}
     assert entries["rep"]["changes"] == {"value": {"old": "r", "new": "r2"}}
-    assert data["summary"] == "2 to create, 1 to update, 1 to replace, 1 to delete, 2 unchanged"
+    assert entries["reader"]["uncertain"] == (
+        "reads upd, which will change: its values here are the current ones"
+    )
+    assert entries["keep"]["uncertain"] is None
+    assert data["summary"] == "2 to create, 1 to update, 1 to replace, 1 to delete, 3 unchanged"
 
     code, out = run(
         client,
@@ -106,7 +113,7 @@ def test_preview_of_an_update_names_every_action_and_changes_nothing(
     )
     assert code == 0, out
     assert out.splitlines()[-1] == (
-        "2 to create, 2 to update, 1 to replace, 1 to delete, 1 unchanged"
+        "2 to create, 2 to update, 1 to replace, 1 to delete, 2 unchanged"
     )
     assert "  ~ upd  OS::Heat::TestResource  update" in out
     assert '      value: "a" -> "b"' in out
@@ -125,6 +132,6 @@ def test_preview_of_a_stack_that_does_not_exist_creates_everything(
     assert code == 0, out
     assert out.splitlines()[0] == "Preview of the create of stack fresh (nothing was changed):"
     assert out.splitlines()[-1] == (
-        "6 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged"
+        "7 to create, 0 to update, 0 to replace, 0 to delete, 0 unchanged"
     )
     assert client.list() == []
