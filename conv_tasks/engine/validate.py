@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from conv_tasks.errors import ConvTasksError, Problem, TemplateError
+from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
-from conv_tasks.resources import Registry, default_registry
+from conv_tasks.resources import Registry, default_registry, static_problems
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.template import Template, load_template
 from conv_tasks.template.document import join_path
@@ -50,7 +50,9 @@ def validate_template(
     try:
         template = load_template(document, filename=filename)
     except ConvTasksError as exc:
-        return _result(_located(_problems(exc), marks))
+        # The checks that need no loaded template still run, so nothing waits for a fix.
+        found = _problems(exc) + _type_problems(document, registry)
+        return _result(_located(found, marks))
     problems = _parameter_problems(template, parameters or {})
     found, warnings = resource_problems(template, registry)
     problems.extend(found)
@@ -102,6 +104,34 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                         f"'{call.attribute}'; its attributes: {known}",
                     )
                 )
+    return problems
+
+
+def _type_problems(document: Any, registry: Registry) -> list[Problem]:
+    """Unknown types and bad properties of the resources of a template that did not load."""
+    resources = document.get("resources") if isinstance(document, Mapping) else None
+    if not isinstance(resources, Mapping):
+        return []
+    problems = []
+    for name, spec in resources.items():
+        if not isinstance(name, str) or not isinstance(spec, Mapping):
+            continue
+        type_name, properties = spec.get("type"), spec.get("properties") or {}
+        if not isinstance(type_name, str) or not type_name:
+            continue  # load_template reports it
+        path = join_path("resources", name)
+        try:
+            cls = registry.get(type_name)
+        except NotFound:
+            problems.append(
+                Problem(
+                    join_path(path, "type"),
+                    f"unknown resource type '{type_name}'; see `conv-tasks resource-type list`.",
+                )
+            )
+            continue
+        if isinstance(properties, Mapping):
+            problems.extend(static_problems(cls, properties, path=join_path(path, "properties")))
     return problems
 
 

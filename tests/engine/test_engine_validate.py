@@ -121,6 +121,20 @@ def test_every_error_of_one_template_is_reported_at_once() -> None:
     ]
 
 
+def test_types_and_properties_are_checked_even_when_a_function_is_broken() -> None:
+    text = (
+        HEAD + "resources:\n  a:\n    type: OS::Heat::TestResource\n    properties:\n"
+        "      value: {get_param: nope}\n      bogus: 1\n"
+        "  b:\n    type: No::Such\n"
+    )
+    result = validate_template(text)
+    assert [(e["path"], e["line"]) for e in result["errors"]] == [
+        ("resources.a.properties.value.get_param", 6),
+        ("resources.a.properties.bogus", 7),
+        ("resources.b.type", 9),
+    ]
+
+
 def test_a_missing_parameter_value_is_not_an_error() -> None:
     text = HEAD + "parameters:\n  flavor: {type: string}\nresources: {}\n"
     assert validate_template(text) == {
