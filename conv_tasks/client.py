@@ -142,6 +142,39 @@ class Client:
             details=dict(details or {}),
         )
 
+    def preview(
+        self,
+        stack: str,
+        template: Mapping[str, Any] | str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        existing_parameters: bool = False,
+    ) -> dict[str, Any]:
+        """What update (or, for a stack that does not exist, create) would do to each
+        resource: {"resources": [{"name", "type", "action", "reason", "changes",
+        "uncertain"}], "counts", "summary", "exists"}. Changes nothing."""
+        return self.call(
+            "conv_tasks.stack.preview",
+            stack=stack,
+            template=template,
+            parameters=dict(parameters or {}),
+            existing_parameters=existing_parameters,
+        )
+
+    def graph(self, stack: str) -> dict[str, Any]:
+        """The stack's traversal graph: {"nodes": [{"id", "phase", "name", "status"}],
+        "edges": [[before, after], ...], "stack", "status", "traversal"}."""
+        return self.call("conv_tasks.stack.graph", stack=stack)
+
+    def validate(
+        self, template: Mapping[str, Any] | str, parameters: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
+        "dependencies", "types"}: a template with errors is an answer, not a refusal."""
+        return self.call(
+            "conv_tasks.template.validate", template=template, parameters=dict(parameters or {})
+        )
+
     # ---------------------------------------------------------- deployments
     def deployment_credential(
         self, stack: str, server: str, *, rotate: bool = False

@@ -200,6 +200,7 @@ def stack_create(
 @click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
 @click.option("--disable-rollback/--enable-rollback", default=None)
 @click.option("--timeout-mins", type=int)
+@click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
 @wait_option
 @wait_timeout_option
 @pass_ctx
@@ -212,11 +213,20 @@ def stack_update(
     existing: bool,
     disable_rollback: bool | None,
     timeout_mins: int | None,
+    dry_run: bool,
     wait: bool,
     wait_timeout: float,
 ) -> None:
     """Update stack NAME to a new template and/or parameters."""
     template = _read_template(template_file) if template_file else None
+    if dry_run:
+        from conv_tasks.cli.preview import show_preview
+
+        preview = ctx.client().preview(
+            name, template, _parameters(parameters, parameters_json), existing_parameters=existing
+        )
+        show_preview(preview, as_json=ctx.as_json)
+        return
     result = ctx.client().update(
         name,
         template,
@@ -226,6 +236,51 @@ def stack_update(
         timeout_mins=timeout_mins,
     )
     _started(ctx, result, wait, wait_timeout)
+
+
+@stack.command("preview")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@param_option
+@param_json_option
+@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@pass_ctx
+def stack_preview(
+    ctx: Context,
+    name: str,
+    template_file: str,
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    existing: bool,
+) -> None:
+    """Show what creating (or updating, if it exists) stack NAME from a template would do to
+    each resource; change nothing."""
+    from conv_tasks.cli.preview import show_preview
+
+    preview = ctx.client().preview(
+        name,
+        _read_template(template_file),
+        _parameters(parameters, parameters_json),
+        existing_parameters=existing,
+    )
+    show_preview(preview, as_json=ctx.as_json)
+
+
+@stack.command("graph")
+@click.argument("name")
+@click.option(
+    "--format", "fmt", type=click.Choice(["dot", "mermaid"]), default="dot", show_default=True
+)
+@pass_ctx
+def stack_graph(ctx: Context, name: str, fmt: str) -> None:
+    """Print the traversal graph of stack NAME, nodes coloured by their live status."""
+    from conv_tasks.cli.graph import to_dot, to_mermaid
+
+    data = ctx.client().graph(name)
+    if ctx.as_json:
+        output.emit_json({k: v for k, v in data.items() if k != "ok"})
+    else:
+        click.echo(to_mermaid(data) if fmt == "mermaid" else to_dot(data))
 
 
 @stack.command("delete")
@@ -353,37 +408,25 @@ def template() -> None:
 @click.argument("path")
 @param_option
 @param_json_option
+@click.option("--json", "local_json", is_flag=True, help="Print the result as JSON on stdout.")
 @pass_ctx
 def template_validate(
-    ctx: Context, path: str, parameters: tuple[str, ...], parameters_json: str | None
+    ctx: Context,
+    path: str,
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    local_json: bool,
 ) -> None:
-    """Check a template; print its resources in dependency order, or every problem."""
-    from conv_tasks.engine.definition import StackDefinition
-    from conv_tasks.graph import plan_traversal
+    """Check a template without parameter values (values given are checked); print its
+    resources in dependency order, or every problem with its line and column. Exit 1 if any."""
+    from conv_tasks.cli.validate import show_validation
 
-    definition = StackDefinition.build(
-        _read_template(path), _parameters(parameters, parameters_json)
+    show_validation(
+        path,
+        _read_template(path),
+        _parameters(parameters, parameters_json),
+        as_json=ctx.as_json or local_json,
     )
-    plan = plan_traversal((), definition.dependencies)
-    order = [node.name for node in plan.graph.order() if node.phase == "update"]
-    if ctx.as_json:
-        output.emit_json(
-            {
-                "valid": True,
-                "order": order,
-                "dependencies": {k: sorted(v) for k, v in definition.dependencies.items()},
-                "warnings": list(definition.warnings),
-            }
-        )
-        return
-    for warning in definition.warnings:
-        click.echo(f"WARNING: {warning}", err=True)
-    click.echo(f"Template is valid: {len(order)} resource(s), in dependency order:")
-    for name in order:
-        snippet = definition.template.resources[name]
-        deps = sorted(definition.dependencies.get(name, ()))
-        after = f"  (after {', '.join(deps)})" if deps else ""
-        click.echo(f"  {name}  {snippet.type}{after}")
 
 
 # ------------------------------------------------------------ resource signal

@@ -122,6 +122,11 @@ def _version(row: RowMapping, held: bool) -> ResourceVersion:
     )
 
 
+def version_of(row: Mapping[str, Any]) -> ResourceVersion:
+    """A resource version from its row's columns, as a node would read it (not held)."""
+    return _version(row, held=False)  # type: ignore[arg-type]
+
+
 def _event_params(events: Sequence[NodeEvent], rids: Sequence[int]) -> dict[str, list[Any]]:
     return {
         "ev_rid": list(rids),

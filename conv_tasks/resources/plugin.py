@@ -89,6 +89,9 @@ class ResourceType:
     support_status: ClassVar[SupportStatus] = SupportStatus()
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {}
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {}
+    # True if attributes() may give names beyond attributes_schema (they depend on the
+    # properties): `template validate` then does not check get_attr against the schema.
+    dynamic_attributes: ClassVar[bool] = False
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()

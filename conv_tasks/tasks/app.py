@@ -13,6 +13,9 @@ from celery.signals import worker_process_init
 TASK_MODULES = [
     "conv_tasks.tasks.health",
     "conv_tasks.tasks.stack",
+    "conv_tasks.tasks.template",
+    "conv_tasks.tasks.preview",
+    "conv_tasks.tasks.graph",
     "conv_tasks.tasks.deployment",
     "conv_tasks.tasks.node",
     "conv_tasks.tasks.beat",

@@ -44,6 +44,15 @@ def _timestamp_as_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
 _TemplateLoader.add_constructor("tag:yaml.org,2002:timestamp", _timestamp_as_text)
 
 
+class TemplateSyntaxError(TemplateError):
+    """A YAML syntax error, at `line` and `column` (counted from 1)."""
+
+    def __init__(self, problems: list[Problem], line: int, column: int) -> None:
+        super().__init__(problems)
+        self.line = line
+        self.column = column
+
+
 class _LimitPassed(Exception):
     def __init__(self, path: str, message: str) -> None:
         super().__init__(message)
@@ -165,7 +174,11 @@ def parse_yaml(source: str | bytes, *, filename: str = "template") -> Any:
         _check_limits(source, filename)
         return yaml.load(source, Loader=_TemplateLoader)  # a SafeLoader subclass
     except yaml.MarkedYAMLError as exc:
-        raise TemplateError([Problem("", _marked_message(exc, filename))]) from None
+        problems = [Problem("", _marked_message(exc, filename))]
+        mark = exc.problem_mark or exc.context_mark
+        if mark is not None:
+            raise TemplateSyntaxError(problems, mark.line + 1, mark.column + 1) from None
+        raise TemplateError(problems) from None
     except yaml.reader.ReaderError as exc:
         message = f"{filename}: {exc.reason} at character {exc.position}"
         raise TemplateError([Problem("", message)]) from None
@@ -186,3 +199,28 @@ def _marked_message(exc: yaml.MarkedYAMLError, filename: str) -> str:
         return f"{filename}: {problem}"
     # Marks count from zero; editors count from one.
     return f"{filename} line {mark.line + 1}, column {mark.column + 1}: {problem}"
+
+
+def node_marks(source: str | bytes) -> dict[str, tuple[int, int]]:
+    """The (line, column), counted from 1, where each dotted path of the document starts:
+    a mapping entry at its key, a list item at the item. Call it only on text that
+    parse_yaml accepted (its limits keep the composer's recursion and the walk bounded)."""
+    root = yaml.compose(source, Loader=_TemplateLoader)
+    marks: dict[str, tuple[int, int]] = {}
+    todo: list[tuple[yaml.Node, str]] = [(root, "")] if root is not None else []
+    while todo:
+        node, path = todo.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if not isinstance(key, yaml.ScalarNode):
+                    continue
+                inner = f"{path}.{key.value}" if path else str(key.value)
+                if inner not in marks:
+                    marks[inner] = (key.start_mark.line + 1, key.start_mark.column + 1)
+                    todo.append((value, inner))
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                inner = f"{path}.{i}" if path else str(i)
+                marks[inner] = (item.start_mark.line + 1, item.start_mark.column + 1)
+                todo.append((item, inner))
+    return marks

@@ -109,6 +109,8 @@ class SoftwareDeploymentResource(ResourceType):
             constraints=(Constraint.range(1, 7 * 24 * 3600),),
         ),
     }
+    # Its outputs' names come from its config's `outputs` (output_names).
+    dynamic_attributes: ClassVar[bool] = True
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
         STDOUT: AttributeSchema("What the config wrote to stdout (its end).", type=STRING),
         STDERR: AttributeSchema("What the config wrote to stderr (its end).", type=STRING),

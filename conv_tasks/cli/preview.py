@@ -1,0 +1,36 @@
+"""Printing a preview (`stack preview`, `stack update --dry-run`): one line per resource,
+the properties that differ under it, and the summary line."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import click
+
+from conv_tasks.cli import output
+
+_MARKS = {"create": "+", "update": "~", "replace": "-/+", "delete": "-", "unchanged": "="}
+
+
+def show_preview(result: dict[str, Any], *, as_json: bool) -> None:
+    if as_json:
+        output.emit_json({k: v for k, v in result.items() if k != "ok"})
+        return
+    what = "update" if result["exists"] else "create"
+    click.echo(f"Preview of the {what} of stack {result['stack']} (nothing was changed):")
+    for entry in result["resources"]:
+        mark = _MARKS.get(entry["action"], "?")
+        reason = f"  ({entry['reason']})" if entry.get("reason") else ""
+        click.echo(f"{mark:>3} {entry['name']}  {entry['type']}  {entry['action']}{reason}")
+        for key, change in entry.get("changes", {}).items():
+            old, new = _text(change["old"]), _text(change["new"])
+            click.echo(f"      {key}: {old} -> {new}")
+        if entry.get("uncertain"):
+            click.echo(f"      note: {entry['uncertain']}")
+    click.echo(result["summary"])
+
+
+def _text(value: Any) -> str:
+    shown = json.dumps(value, sort_keys=True, default=str)
+    return shown if len(shown) <= 200 else shown[:197] + "..."

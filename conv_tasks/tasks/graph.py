@@ -1,0 +1,13 @@
+"""Public task conv_tasks.stack.graph: the stack's traversal graph with live node statuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conv_tasks.engine.graph_view import stack_graph
+from conv_tasks.tasks.public import STACK, TENANT, public_task
+
+
+@public_task("conv_tasks.stack.graph", [TENANT, STACK])
+def graph(tenant: str, stack: str) -> dict[str, Any]:
+    return stack_graph(tenant, stack)

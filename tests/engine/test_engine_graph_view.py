@@ -1,0 +1,56 @@
+"""The live status of each graph node, from the resource versions; and the DOT quoting."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pydot
+
+from conv_tasks.cli.graph import COLOURS, colour, to_dot
+from conv_tasks.engine.graph_view import CLEANED, NOT_STARTED, _status
+from conv_tasks.graph import NodeKey, Phase
+
+
+def row(name: str, version: int, action: str, status: str, replaced_by: int | None = None) -> Any:
+    return SimpleNamespace(
+        name=name, version=version, action=action, status=status, replaced_by=replaced_by
+    )
+
+
+def test_update_node_shows_the_current_version() -> None:
+    rows = [row("a", 1, "CREATE", "COMPLETE", replaced_by=2), row("a", 2, "UPDATE", "FAILED")]
+    assert _status(NodeKey(Phase.UPDATE, "a"), rows, {"a"}) == "UPDATE_FAILED"
+    assert _status(NodeKey(Phase.UPDATE, "b"), rows, {"a", "b"}) == NOT_STARTED
+    assert _status(NodeKey(Phase.UPDATE, "c"), [row("c", 1, "INIT", "COMPLETE")], {"c"}) == (
+        NOT_STARTED
+    )
+
+
+def test_cleanup_node_shows_what_is_left_to_remove() -> None:
+    rows = [row("a", 1, "CREATE", "COMPLETE", replaced_by=2), row("a", 2, "CREATE", "COMPLETE")]
+    assert _status(NodeKey(Phase.CLEANUP, "a"), rows, {"a"}) == "CREATE_COMPLETE"
+    assert _status(NodeKey(Phase.CLEANUP, "a"), rows[1:], {"a"}) == CLEANED
+    # A resource gone from the template: its head is what the clean-up removes.
+    gone = [row("g", 1, "DELETE", "IN_PROGRESS")]
+    assert _status(NodeKey(Phase.CLEANUP, "g"), gone, set()) == "DELETE_IN_PROGRESS"
+
+
+def test_colours_by_status() -> None:
+    assert colour("UPDATE_IN_PROGRESS") == COLOURS["IN_PROGRESS"]
+    assert colour("DELETE_FAILED") == COLOURS["FAILED"]
+    assert colour(CLEANED) == COLOURS["CLEANED"]
+
+
+def test_dot_quotes_names_with_quotes_and_spaces() -> None:
+    name = 'we "b" 1'
+    graph = {
+        "stack": "s",
+        "status": "CREATE_COMPLETE",
+        "nodes": [{"id": f"update:{name}", "phase": "update", "name": name, "status": "X"}],
+        "edges": [],
+    }
+    (parsed,) = pydot.graph_from_dot_data(to_dot(graph))
+    assert [n.get_name() for n in parsed.get_nodes() if n.get_name() != "node"] == [
+        '"update:we \\"b\\" 1"'
+    ]
