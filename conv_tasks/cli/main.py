@@ -13,8 +13,8 @@ import click
 from conv_tasks.agent.command import agent as agent_command
 from conv_tasks.cli import output
 from conv_tasks.cli.deployment import deployment
+from conv_tasks.cli.failures import EXIT_CODES
 from conv_tasks.cli.purge import db_purge
-from conv_tasks.errors import ConvTasksError
 
 
 def _tenant_default() -> str:
@@ -43,7 +43,7 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
-@click.group()
+@click.group(epilog=EXIT_CODES)
 @click.option(
     "--tenant",
     default=_tenant_default,
@@ -70,19 +70,9 @@ cli.add_command(agent_command)
 
 
 def main() -> None:
-    try:
-        cli(standalone_mode=False)
-    except click.exceptions.Abort:
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except ConvTasksError as exc:
-        click.echo(f"ERROR: {exc}", err=True)
-        sys.exit(1)
-    except TimeoutError as exc:
-        click.echo(f"ERROR: {exc}", err=True)
-        sys.exit(2)
+    from conv_tasks.cli.failures import run
+
+    run(cli)
 
 
 # --------------------------------------------------------------------- helpers
@@ -117,21 +107,26 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
     if ctx.as_json and not wait:
         output.emit_json(result)
         return
-    if not ctx.as_json:
-        for warning in result.get("warnings") or ():
-            click.echo(f"WARNING: {warning}", err=True)
-        click.echo(
-            f"{result.get('name', result['stack_id'])}: {result['status']} "
-            f"(id {result['stack_id']})"
-        )
-    if wait:
-        from conv_tasks.cli.progress import follow
+    from conv_tasks.cli.failures import Exit
+    from conv_tasks.cli.progress import expected_status, follow, interrupted
 
+    try:
+        if not ctx.as_json:
+            for warning in result.get("warnings") or ():
+                click.echo(f"WARNING: {warning}", err=True)
+            click.echo(
+                f"{result.get('name', result['stack_id'])}: {result['status']} "
+                f"(id {result['stack_id']})"
+            )
+        if not wait:
+            return
         final = follow(ctx.client(), result, timeout=wait_timeout)
-        if ctx.as_json:
-            output.emit_json(final)
-        if final["status"].endswith("FAILED"):
-            sys.exit(1)
+    except KeyboardInterrupt:
+        raise interrupted(str(result.get("name") or result["stack_id"])) from None
+    if ctx.as_json:
+        output.emit_json(final)
+    if final["status"] != expected_status(result):
+        sys.exit(Exit.FAILED)
 
 
 wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
@@ -230,11 +225,21 @@ def stack_update(
 
 @stack.command("delete")
 @click.argument("name")
+@click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_delete(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
-    """Delete stack NAME and every resource in it."""
+def stack_delete(ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float) -> None:
+    """Delete stack NAME and every resource in it (asks first, unless --yes)."""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError(
+                f"not deleting stack {name}: there is no terminal to confirm on; "
+                "pass --yes to delete it without asking"
+            )
+        if not click.confirm(f"Delete stack {name} and every resource in it?"):
+            click.echo(f"stack {name} not deleted", err=True)
+            sys.exit(1)
     _started(ctx, ctx.client().delete(name), wait, wait_timeout)
 
 
