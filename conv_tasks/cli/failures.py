@@ -100,21 +100,25 @@ def explain(exc: BaseException) -> tuple[Exit, str] | None:
 
 def run(command: Callable[..., object]) -> None:
     """Run the click command `command` and end the process as described above."""
+    code: int = Exit.OK
     try:
         command(standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("interrupted", err=True)
-        sys.exit(Exit.INTERRUPTED)
+        code = Exit.INTERRUPTED
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        code = exc.exit_code
     except KeyboardInterrupt:
         click.echo("\ninterrupted", err=True)
-        sys.exit(Exit.INTERRUPTED)
+        code = Exit.INTERRUPTED
     except Exception as exc:
         known = explain(exc)
         if known is None:
             raise
         code, message = known
         click.echo(f"ERROR: {message}", err=True)
-        sys.exit(code)
+    # Exit outside the handlers: the exception and its frames (a pending Celery result among
+    # them) are released now, not while the interpreter shuts down, where a result's
+    # clean-up would print a traceback of its own.
+    sys.exit(code)

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from conv_tasks.agent.command import agent as agent_command
-from conv_tasks.cli import output
+from conv_tasks.cli import details, listing, output
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES
 from conv_tasks.cli.purge import db_purge
@@ -28,11 +28,8 @@ class Context:
         self.timeout = timeout
 
     def emit_rows(self, rows: list[dict[str, Any]], columns: list[str]) -> None:
-        """Rows as JSON with --json, else as a table of `columns`."""
-        if self.as_json:
-            output.emit_json(rows)
-        else:
-            output.table(rows, columns)
+        """Rows in the command's -f format (JSON with --json), else a table of `columns`."""
+        listing.emit_rows(rows, columns, self.as_json)
 
     def client(self) -> Any:
         from conv_tasks.client import Client
@@ -67,6 +64,7 @@ cli.add_command(deployment)
 
 
 cli.add_command(agent_command)
+cli.add_command(details.output_commands)
 
 
 def main() -> None:
@@ -268,17 +266,15 @@ def stack_cancel(
 
 @stack.command("show")
 @click.argument("name")
+@listing.format_options
 @pass_ctx
 def stack_show(ctx: Context, name: str) -> None:
     """Show stack NAME."""
-    data = ctx.client().get(name)
-    if ctx.as_json:
-        output.emit_json(data)
-    else:
-        output.fields(data)
+    listing.emit_fields(ctx.client().get(name), ctx.as_json)
 
 
 @stack.command("list")
+@listing.format_options
 @pass_ctx
 def stack_list(ctx: Context) -> None:
     """List the tenant's stacks."""
@@ -288,29 +284,51 @@ def stack_list(ctx: Context) -> None:
 
 @stack.command("outputs")
 @click.argument("name")
+@listing.format_options
 @pass_ctx
 def stack_outputs(ctx: Context, name: str) -> None:
     """Show the outputs of stack NAME."""
     data = ctx.client().outputs(name)
-    if ctx.as_json:
-        output.emit_json(data)
+    if ctx.as_json and listing.chosen(False) == ("table", ()):
+        output.emit_json(data)  # --json alone: the object by output name, as before
     else:
         rows = [{"output": k, **v} for k, v in data.items()]
-        output.table(rows, ["output", "value", "description", "error"])
+        ctx.emit_rows(rows, ["output", "value", "description", "error"])
 
 
 @stack.command("events")
 @click.argument("name")
+@click.option(
+    "--resource",
+    "resources",
+    multiple=True,
+    help="Only this resource's events (`stack` for the stack's own; repeatable).",
+)
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    help="Only events of this status, whole (CREATE_FAILED) or its end (FAILED); repeatable.",
+)
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Print new events as they come, until the "
+    "stack's operation ends (JSON lines with -f json).",
+)
+@listing.format_options
 @pass_ctx
-def stack_events(ctx: Context, name: str) -> None:
+def stack_events(
+    ctx: Context, name: str, resources: tuple[str, ...], statuses: tuple[str, ...], follow: bool
+) -> None:
     """List the events of stack NAME."""
-    rows = ctx.client().events(name)
-    ctx.emit_rows(rows, ["time", "resource_name", "status", "reason"])
+    details.stack_events(ctx, name, resources, statuses, follow)
 
 
 @stack.command("resources")
 @click.argument("name")
 @click.option("--all-versions", is_flag=True, help="Include old versions not yet cleaned up.")
+@listing.format_options
 @pass_ctx
 def stack_resources(ctx: Context, name: str, all_versions: bool) -> None:
     """List the resources of stack NAME."""
@@ -327,6 +345,7 @@ def resource_type() -> None:
 
 
 @resource_type.command("list")
+@listing.format_options
 @pass_ctx
 def resource_type_list(ctx: Context) -> None:
     """List resource types (HIDDEN ones are left out)."""
@@ -352,6 +371,9 @@ def resource_type_show(ctx: Context, type_name: str) -> None:
 @cli.group()
 def template() -> None:
     """Work with templates."""
+
+
+template.add_command(details.template_show)
 
 
 @template.command("validate")
@@ -397,6 +419,9 @@ def template_validate(
 @cli.group()
 def resource() -> None:
     """Act on one resource of a stack."""
+
+
+resource.add_command(details.resource_show)
 
 
 @resource.command("signal")
