@@ -158,3 +158,34 @@ def test_help_documents_the_exit_codes() -> None:
     text = " ".join(done.stdout.split())
     for code in ("0 done", "1 the operation failed", "3 no worker answered", "130 interrupted"):
         assert code in text
+
+
+def _delete_on_a_terminal(who: str, name: str, answer: str) -> subprocess.CompletedProcess[str]:
+    """`stack delete NAME` with a terminal on stdin, answering its question with `answer`."""
+    main, child_end = os.openpty()
+    try:
+        os.write(main, answer.encode() + b"\n")  # waits in the terminal until it is read
+        return subprocess.run(
+            [CONV_TASKS, "stack", "delete", name, "--wait"],
+            env=cli_env(who),
+            stdin=child_end,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(main)
+        os.close(child_end)
+
+
+def test_delete_on_a_terminal_asks_first(who: str, tmp_path: Path) -> None:
+    path = write_template(tmp_path / "t.json", {"a": test_resource("1")})
+    assert run(who, "stack", "create", "asked", "-t", path, "--wait").returncode == 0
+    declined = _delete_on_a_terminal(who, "asked", "n")
+    assert declined.returncode == 1, declined.stdout + declined.stderr
+    assert "Delete stack asked and every resource in it?" in declined.stdout
+    assert "stack asked not deleted" in declined.stderr
+    assert Client(tenant=who, timeout=30).get("asked")["status"] == "CREATE_COMPLETE"
+    accepted = _delete_on_a_terminal(who, "asked", "y")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert accepted.stdout.strip().splitlines()[-1].startswith("asked: DELETE_COMPLETE")
