@@ -8,6 +8,7 @@ matching ConvTasksError.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -77,7 +78,14 @@ class Client:
             if name in shown:
                 shown[name] = "******"
         sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown))
-        result = sent.get(timeout=self.timeout)
+        try:
+            result = sent.get(timeout=self.timeout)
+        except BaseException:
+            # Stop listening for the answer now: left to the result's finaliser, the
+            # clean-up may run while the interpreter shuts down and print a traceback.
+            with contextlib.suppress(Exception):
+                sent.backend.remove_pending_result(sent)
+            raise
         if task in _SECRET_RESULTS:
             sent.forget()
         if not isinstance(result, dict) or not result.get("ok"):
@@ -215,6 +223,22 @@ class Client:
 
     def outputs(self, stack: str) -> dict[str, Any]:
         return dict(self.call("conv_tasks.stack.outputs", stack=stack)["outputs"])
+
+    def output(self, stack: str, name: str) -> dict[str, Any]:
+        """One output: its value (hidden values masked), description and error if any."""
+        outputs = self.outputs(stack)
+        if name not in outputs:
+            raise errors.NotFound(f"Stack {stack!r} has no output {name!r}.")
+        return {"output": name, **outputs[name]}
+
+    def resource(self, stack: str, name: str) -> dict[str, Any]:
+        """One resource: properties and attributes (hidden values masked), its versions and
+        its latest events."""
+        return dict(self.call("conv_tasks.resource.show", stack=stack, resource=name)["resource"])
+
+    def template(self, stack: str) -> dict[str, Any]:
+        """The stack's current template as stored (hidden parameters' defaults masked)."""
+        return dict(self.call("conv_tasks.stack.template", stack=stack)["template"])
 
     def wait(
         self,

@@ -11,10 +11,10 @@ from typing import Any
 import click
 
 from conv_tasks.agent.command import agent as agent_command
-from conv_tasks.cli import output
+from conv_tasks.cli import details, listing, output
 from conv_tasks.cli.deployment import deployment
+from conv_tasks.cli.failures import EXIT_CODES
 from conv_tasks.cli.purge import db_purge
-from conv_tasks.errors import ConvTasksError
 
 
 def _tenant_default() -> str:
@@ -28,11 +28,8 @@ class Context:
         self.timeout = timeout
 
     def emit_rows(self, rows: list[dict[str, Any]], columns: list[str]) -> None:
-        """Rows as JSON with --json, else as a table of `columns`."""
-        if self.as_json:
-            output.emit_json(rows)
-        else:
-            output.table(rows, columns)
+        """Rows in the command's -f format (JSON with --json), else a table of `columns`."""
+        listing.emit_rows(rows, columns, self.as_json)
 
     def client(self) -> Any:
         from conv_tasks.client import Client
@@ -43,7 +40,7 @@ class Context:
 pass_ctx = click.make_pass_decorator(Context)
 
 
-@click.group()
+@click.group(epilog=EXIT_CODES)
 @click.option(
     "--tenant",
     default=_tenant_default,
@@ -67,22 +64,13 @@ cli.add_command(deployment)
 
 
 cli.add_command(agent_command)
+cli.add_command(details.output_commands)
 
 
 def main() -> None:
-    try:
-        cli(standalone_mode=False)
-    except click.exceptions.Abort:
-        sys.exit(130)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except ConvTasksError as exc:
-        click.echo(f"ERROR: {exc}", err=True)
-        sys.exit(1)
-    except TimeoutError as exc:
-        click.echo(f"ERROR: {exc}", err=True)
-        sys.exit(2)
+    from conv_tasks.cli.failures import run
+
+    run(cli)
 
 
 # --------------------------------------------------------------------- helpers
@@ -117,21 +105,26 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
     if ctx.as_json and not wait:
         output.emit_json(result)
         return
-    if not ctx.as_json:
-        for warning in result.get("warnings") or ():
-            click.echo(f"WARNING: {warning}", err=True)
-        click.echo(
-            f"{result.get('name', result['stack_id'])}: {result['status']} "
-            f"(id {result['stack_id']})"
-        )
-    if wait:
-        from conv_tasks.cli.progress import follow
+    from conv_tasks.cli.failures import Exit
+    from conv_tasks.cli.progress import expected_status, follow, interrupted
 
+    try:
+        if not ctx.as_json:
+            for warning in result.get("warnings") or ():
+                click.echo(f"WARNING: {warning}", err=True)
+            click.echo(
+                f"{result.get('name', result['stack_id'])}: {result['status']} "
+                f"(id {result['stack_id']})"
+            )
+        if not wait:
+            return
         final = follow(ctx.client(), result, timeout=wait_timeout)
-        if ctx.as_json:
-            output.emit_json(final)
-        if final["status"].endswith("FAILED"):
-            sys.exit(1)
+    except KeyboardInterrupt:
+        raise interrupted(str(result.get("name") or result["stack_id"])) from None
+    if ctx.as_json:
+        output.emit_json(final)
+    if final["status"] != expected_status(result):
+        sys.exit(Exit.FAILED)
 
 
 wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
@@ -285,11 +278,21 @@ def stack_graph(ctx: Context, name: str, fmt: str) -> None:
 
 @stack.command("delete")
 @click.argument("name")
+@click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_delete(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
-    """Delete stack NAME and every resource in it."""
+def stack_delete(ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float) -> None:
+    """Delete stack NAME and every resource in it (asks first, unless --yes)."""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError(
+                f"not deleting stack {name}: there is no terminal to confirm on; "
+                "pass --yes to delete it without asking"
+            )
+        if not click.confirm(f"Delete stack {name} and every resource in it?"):
+            click.echo(f"stack {name} not deleted", err=True)
+            sys.exit(1)
     _started(ctx, ctx.client().delete(name), wait, wait_timeout)
 
 
@@ -318,17 +321,15 @@ def stack_cancel(
 
 @stack.command("show")
 @click.argument("name")
+@listing.format_options
 @pass_ctx
 def stack_show(ctx: Context, name: str) -> None:
     """Show stack NAME."""
-    data = ctx.client().get(name)
-    if ctx.as_json:
-        output.emit_json(data)
-    else:
-        output.fields(data)
+    listing.emit_fields(ctx.client().get(name), ctx.as_json)
 
 
 @stack.command("list")
+@listing.format_options
 @pass_ctx
 def stack_list(ctx: Context) -> None:
     """List the tenant's stacks."""
@@ -338,29 +339,51 @@ def stack_list(ctx: Context) -> None:
 
 @stack.command("outputs")
 @click.argument("name")
+@listing.format_options
 @pass_ctx
 def stack_outputs(ctx: Context, name: str) -> None:
     """Show the outputs of stack NAME."""
     data = ctx.client().outputs(name)
-    if ctx.as_json:
-        output.emit_json(data)
+    if ctx.as_json and listing.chosen(False) == ("table", ()):
+        output.emit_json(data)  # --json alone: the object by output name, as before
     else:
         rows = [{"output": k, **v} for k, v in data.items()]
-        output.table(rows, ["output", "value", "description", "error"])
+        ctx.emit_rows(rows, ["output", "value", "description", "error"])
 
 
 @stack.command("events")
 @click.argument("name")
+@click.option(
+    "--resource",
+    "resources",
+    multiple=True,
+    help="Only this resource's events (`stack` for the stack's own; repeatable).",
+)
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    help="Only events of this status, whole (CREATE_FAILED) or its end (FAILED); repeatable.",
+)
+@click.option(
+    "--follow",
+    is_flag=True,
+    help="Print new events as they come, until the "
+    "stack's operation ends (JSON lines with -f json).",
+)
+@listing.format_options
 @pass_ctx
-def stack_events(ctx: Context, name: str) -> None:
+def stack_events(
+    ctx: Context, name: str, resources: tuple[str, ...], statuses: tuple[str, ...], follow: bool
+) -> None:
     """List the events of stack NAME."""
-    rows = ctx.client().events(name)
-    ctx.emit_rows(rows, ["time", "resource_name", "status", "reason"])
+    details.stack_events(ctx, name, resources, statuses, follow)
 
 
 @stack.command("resources")
 @click.argument("name")
 @click.option("--all-versions", is_flag=True, help="Include old versions not yet cleaned up.")
+@listing.format_options
 @pass_ctx
 def stack_resources(ctx: Context, name: str, all_versions: bool) -> None:
     """List the resources of stack NAME."""
@@ -377,6 +400,7 @@ def resource_type() -> None:
 
 
 @resource_type.command("list")
+@listing.format_options
 @pass_ctx
 def resource_type_list(ctx: Context) -> None:
     """List resource types (HIDDEN ones are left out)."""
@@ -402,6 +426,9 @@ def resource_type_show(ctx: Context, type_name: str) -> None:
 @cli.group()
 def template() -> None:
     """Work with templates."""
+
+
+template.add_command(details.template_show)
 
 
 @template.command("validate")
@@ -435,6 +462,9 @@ def template_validate(
 @cli.group()
 def resource() -> None:
     """Act on one resource of a stack."""
+
+
+resource.add_command(details.resource_show)
 
 
 @resource.command("signal")

@@ -30,6 +30,11 @@ def fields(data: Mapping[str, Any]) -> None:
         click.echo(f"{key.ljust(width)}  {_cell(value)}")
 
 
+def cell(value: Any) -> str:
+    """A value as one cell: blank for None, JSON for structures."""
+    return _cell(value)
+
+
 def _cell(value: Any) -> str:
     if value is None:
         return ""

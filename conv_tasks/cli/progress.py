@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import click
 
+from conv_tasks.cli.failures import CliFailure, Exit
 from conv_tasks.client import Client
 
 COLOURS = {"COMPLETE": "green", "FAILED": "red", "IN_PROGRESS": "yellow"}
+# The order the progress line names them in.
+STATES = ("COMPLETE", "IN_PROGRESS", "FAILED")
 
 
 def _colour(status: str) -> str:
@@ -20,13 +24,33 @@ def _colour(status: str) -> str:
     return status
 
 
+def _state(status: str) -> str:
+    for state in STATES:
+        if status.endswith(state):
+            return state
+    return status
+
+
+def resource_counts(latest: Mapping[str, str]) -> str:
+    """'3 resources: 2 complete, 1 in progress' from each resource's latest status."""
+    counts: dict[str, int] = {}
+    for status in latest.values():
+        state = _state(status)
+        counts[state] = counts.get(state, 0) + 1
+    order = sorted(counts, key=lambda s: (STATES.index(s) if s in STATES else len(STATES), s))
+    parts = ", ".join(f"{counts[s]} {s.lower().replace('_', ' ')}" for s in order)
+    noun = "resource" if len(latest) == 1 else "resources"
+    return f"{len(latest)} {noun}" + (f": {parts}" if parts else "")
+
+
 class ProgressView:
-    """Prints each event as it happens and, on a terminal, a running status line."""
+    """Prints each event as it happens and, on a terminal, a running status line that counts
+    resources (each by its latest status), not events."""
 
     def __init__(self, *, live: bool | None = None) -> None:
         self.live = sys.stdout.isatty() if live is None else live
         self.started = time.monotonic()
-        self.counts: dict[str, int] = {}
+        self.latest: dict[str, str] = {}
 
     def event(self, event: dict[str, Any]) -> None:
         self._clear()
@@ -34,35 +58,74 @@ class ProgressView:
         reason = f"  {event['reason']}" if event.get("reason") else ""
         stamp = (event.get("time") or "")[11:19]
         click.echo(f"{stamp}  {who:<24} {_colour(event['status'])}{reason}")
-        status = event["status"].rsplit("_", 1)[-1]
         if event.get("resource_name"):
-            self.counts[status] = self.counts.get(status, 0) + 1
+            self.latest[event["resource_name"]] = event["status"]
+
+    def summary(self) -> str:
+        return resource_counts(self.latest)
 
     def poll(self, stack: dict[str, Any]) -> None:
         if not self.live:
             return
         elapsed = time.monotonic() - self.started
-        summary = ", ".join(f"{n} {s.lower()}" for s, n in sorted(self.counts.items()))
-        click.echo(f"\r[{elapsed:6.1f}s] {stack['status']}  {summary}", nl=False)
+        click.echo(f"\r[{elapsed:6.1f}s] {stack['status']}  {self.summary()}", nl=False)
 
     def _clear(self) -> None:
         if self.live:
             click.echo("\r\033[K", nl=False)
 
 
-def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[str, Any]:
-    """Show an operation's events live, from its first one, until it ends."""
-    view = ProgressView()
-    final = client.wait(
-        started["stack_id"],
-        timeout=timeout,
-        on_event=view.event,
-        on_poll=view.poll,
-        after_event=max(0, int(started.get("event_id") or 1) - 1),
+def expected_status(started: Mapping[str, Any]) -> str:
+    """The final status that means the requested operation succeeded: its action COMPLETE,
+    or, for an operation that ended as it was asked (a cancel without rollback), that."""
+    status = str(started["status"])
+    if status.endswith(("COMPLETE", "FAILED")):
+        return status
+    return f"{started['action']}_COMPLETE"
+
+
+def watch_hint(name: str) -> str:
+    return (
+        f"follow it with `conv-tasks stack events {name} --follow`, "
+        f"or see where it stands with `conv-tasks stack show {name}`"
     )
+
+
+def interrupted(name: str) -> CliFailure:
+    """What Ctrl-C while following stack `name` ends with: the operation goes on."""
+    return CliFailure(
+        Exit.INTERRUPTED,
+        f"interrupted: stack {name} goes on in the background; {watch_hint(name)}.",
+    )
+
+
+def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[str, Any]:
+    """Show an operation's events live, from its first one, until it ends.
+
+    Ctrl-C and running out of `timeout` raise CliFailure: the operation goes on in the
+    background, and the message says how to watch it."""
+    view = ProgressView()
+    name = str(started.get("name") or started["stack_id"])
+    try:
+        final = client.wait(
+            started["stack_id"],
+            timeout=timeout,
+            on_event=view.event,
+            on_poll=view.poll,
+            after_event=max(0, int(started.get("event_id") or 1) - 1),
+        )
+    except KeyboardInterrupt:
+        view._clear()
+        raise interrupted(name) from None
+    except TimeoutError as exc:  # Client.wait's deadline (not celery's TimeoutError)
+        view._clear()
+        raise CliFailure(
+            Exit.WAIT_TIMEOUT, f"{exc}; it goes on in the background: {watch_hint(name)}."
+        ) from None
     view._clear()
     click.echo(
         f"{final['name']}: {_colour(final['status'])}"
         + (f" ({final['status_reason']})" if final.get("status_reason") else "")
+        + f"  [{view.summary()}]"
     )
     return final

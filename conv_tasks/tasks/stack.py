@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine import operations, views
+from conv_tasks.engine import detail_views, operations, views
 from conv_tasks.engine.signal import signal_resource
 from conv_tasks.limits import MAX_ID, MAX_TEMPLATE_BYTES, MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
 from conv_tasks.tasks.payloads import Field, Limit
@@ -106,6 +106,19 @@ def events(tenant: str, stack: str, after_id: int) -> dict[str, Any]:
 @public_task("conv_tasks.stack.outputs", [TENANT, STACK])
 def outputs(tenant: str, stack: str) -> dict[str, Any]:
     return {"outputs": views.stack_outputs(tenant, stack)}
+
+
+@public_task("conv_tasks.stack.template", [TENANT, STACK])
+def template(tenant: str, stack: str) -> dict[str, Any]:
+    return detail_views.show_template(tenant, stack)
+
+
+@public_task(
+    "conv_tasks.resource.show",
+    [TENANT, STACK, Field("resource", (str,), required=True, is_name=True)],
+)
+def resource_show(tenant: str, stack: str, resource: str) -> dict[str, Any]:
+    return {"resource": detail_views.show_resource(tenant, stack, resource)}
 
 
 @public_task(

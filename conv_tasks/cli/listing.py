@@ -1,0 +1,107 @@
+"""`-f json|yaml|table|value` and `-c COLUMN` for listings and shows, as in `openstack`.
+
+A listing prints its default columns as a table; `-c` picks columns (any
+field of the rows, repeatable, in the order given); `-f value` prints the
+cells alone, space-separated, one row a line, for shell scripts; `-f json`
+and `-f yaml` print the rows whole, or only the picked columns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import click
+import yaml
+
+from conv_tasks.cli import output
+
+FORMATS = ("table", "json", "yaml", "value")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _store(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+        ctx.meta[f"conv_tasks.{name}"] = value
+        return value
+
+    return callback
+
+
+def format_options(func: F) -> F:
+    """Add -f/--format and -c/--column to a command; read them back with chosen()."""
+    func = click.option(
+        "-c",
+        "--column",
+        "columns",
+        multiple=True,
+        metavar="COLUMN",
+        expose_value=False,
+        callback=_store("columns"),
+        help="A column to print (repeatable); any field of the rows.",
+    )(func)
+    func = click.option(
+        "-f",
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        expose_value=False,
+        callback=_store("format"),
+        help="Output format (default: table; json with --json).",
+    )(func)
+    return func
+
+
+def chosen(as_json: bool) -> tuple[str, tuple[str, ...]]:
+    """The format and the columns the current command was asked for."""
+    meta = click.get_current_context().meta
+    fmt = meta.get("conv_tasks.format") or ("json" if as_json else "table")
+    return fmt, tuple(meta.get("conv_tasks.columns") or ())
+
+
+def _pick(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
+    known: set[str] = set()
+    for row in rows:
+        known.update(row)
+    unknown = [c for c in columns if c not in known]
+    if rows and unknown:
+        raise click.UsageError(
+            f"no column {', '.join(unknown)}; the columns are: {', '.join(sorted(known))}"
+        )
+
+
+def _emit_structured(fmt: str, data: Any) -> None:
+    if fmt == "json":
+        output.emit_json(data)
+    else:
+        click.echo(yaml.safe_dump(data, sort_keys=True, default_flow_style=False).rstrip())
+
+
+def emit_rows(rows: Sequence[Mapping[str, Any]], default: Sequence[str], as_json: bool) -> None:
+    """Print a listing in the format and columns the command was asked for."""
+    fmt, columns = chosen(as_json)
+    _pick(rows, columns)
+    if fmt in ("json", "yaml"):
+        data = [{c: row.get(c) for c in columns} for row in rows] if columns else list(rows)
+        _emit_structured(fmt, data)
+        return
+    shown = list(columns or default)
+    if fmt == "value":
+        for row in rows:
+            click.echo(" ".join(output.cell(row.get(c)) for c in shown))
+        return
+    output.table(rows, shown)
+
+
+def emit_fields(data: Mapping[str, Any], as_json: bool) -> None:
+    """Print one object (a show) in the format and fields the command was asked for."""
+    fmt, columns = chosen(as_json)
+    _pick([data], columns)
+    picked = {c: data.get(c) for c in columns} if columns else dict(data)
+    if fmt in ("json", "yaml"):
+        _emit_structured(fmt, picked)
+    elif fmt == "value":
+        for value in picked.values():
+            click.echo(output.cell(value))
+    else:
+        output.fields(picked)
