@@ -12,6 +12,7 @@ import click
 
 from conv_tasks.agent.command import agent as agent_command
 from conv_tasks.cli import output
+from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.purge import db_purge
 from conv_tasks.errors import ConvTasksError
@@ -67,6 +68,7 @@ cli.add_command(deployment)
 
 
 cli.add_command(agent_command)
+cli.add_command(api)
 
 
 def main() -> None:
