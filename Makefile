@@ -65,5 +65,12 @@ bench-quick: setup services
 demo: setup services
 	$(BIN)/python -m conv_tasks.demo
 
+# Flower on http://127.0.0.1:5555 for a developer's own workers (loopback only, no
+# authentication: deploy/ runs it behind authentication).
+FLOWER_PORT ?= 5555
+.PHONY: flower
+flower: setup
+	$(BIN)/celery -A conv_tasks.tasks.app flower --address=127.0.0.1 --port=$(FLOWER_PORT)
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -12,6 +12,7 @@ import click
 
 from conv_tasks.agent.command import agent as agent_command
 from conv_tasks.cli import details, listing, output
+from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES
 from conv_tasks.cli.purge import db_purge
@@ -65,6 +66,7 @@ cli.add_command(deployment)
 
 cli.add_command(agent_command)
 cli.add_command(details.output_commands)
+cli.add_command(api)
 
 
 def main() -> None:

@@ -111,7 +111,7 @@ class NodeRun:
         for ref in refs:
             if ref == own:
                 continue
-            payload = woken_payload(self.task.stack_id, ref)
+            payload = woken_payload(self.task.stack_id, ref, self.task.stack)
             if payload is None:
                 log.warning("stack %s: unreadable waiter %r dropped", self.task.stack_id, ref)
             else:
@@ -136,7 +136,7 @@ class NodeRun:
     def poll_later(self, after: float) -> Outcome:
         """Come back to check the action under way, holding on to our lease."""
         self.env.syncpoints.heartbeat(self.task.traversal, str(self.task.node))
-        again = self.task.again(nonce=self.nonce, poll=True, attempt=0)
+        again = self.task.again(nonce=self.nonce, poll=self.task.poll + 1, attempt=0)
         self.env.dispatcher.node(again.to_payload(), countdown=after)
         return Outcome.POLLING
 

@@ -39,6 +39,7 @@ class Started:
     roots: tuple[NodeKey, ...]
     empty: bool
     event_id: int  # the operation's first event: follow its progress from here
+    stack_name: str = ""  # a label its node tasks carry for monitors
 
 
 def points_of(graph: TraversalGraph) -> dict[str, PointSpec]:
@@ -141,7 +142,14 @@ def begin(
         [event_repo.EventRecord(stack.id, action, Status.IN_PROGRESS, reason, traversal=traversal)],
     )
     return Started(
-        stack.id, traversal, template_id, action, graph.roots(), not graph.nodes, event_id
+        stack.id,
+        traversal,
+        template_id,
+        action,
+        graph.roots(),
+        not graph.nodes,
+        event_id,
+        stack.name,
     )
 
 
@@ -155,7 +163,13 @@ def launch(env: EngineEnv, started: Started, old_traversal: str | None) -> None:
     env.syncpoints.heartbeat(started.traversal)
     env.dispatcher.nodes(
         [
-            NodeTask(started.stack_id, started.traversal, started.template_id, root).to_payload()
+            NodeTask(
+                started.stack_id,
+                started.traversal,
+                started.template_id,
+                root,
+                stack=started.stack_name,
+            ).to_payload()
             for root in started.roots
         ]
     )

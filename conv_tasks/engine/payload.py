@@ -16,8 +16,21 @@ from conv_tasks.errors import InvalidInput, PayloadError, Problem
 from conv_tasks.graph import NodeKey, Phase
 
 _FIELDS = frozenset(
-    {"stack_id", "traversal", "template_id", "node", "data", "nonce", "poll", "attempt", "recheck"}
+    {
+        "stack_id",
+        "traversal",
+        "template_id",
+        "node",
+        "data",
+        "nonce",
+        "poll",
+        "attempt",
+        "recheck",
+        "stack",
+    }
 )
+# The stack's name travels with its nodes only as a label for monitors (Flower, logs).
+MAX_STACK_LABEL = 255
 
 
 @dataclass(frozen=True)
@@ -57,10 +70,11 @@ class NodeTask:
     """One delivery of a graph node: which node of which traversal, with its inputs.
 
     `nonce` names the lease a delivery continues with (a poll, a retry);
-    `poll` says the node's action has started and is to be checked, not
-    started again; `attempt` counts retries after transient faults;
+    `poll` (0 or the poll's number) says the node's action has started and is
+    to be checked, not started again; `attempt` counts retries after transient faults;
     `recheck` marks the delayed delivery a waiting node sends itself in case
     the lease's holder died: it runs only if the node is still waiting.
+    `stack` is the stack's name, a label for monitors: nothing reads it to decide.
     """
 
     stack_id: str
@@ -69,9 +83,10 @@ class NodeTask:
     node: NodeKey
     data: Mapping[str, Any] = field(default_factory=dict)
     nonce: str | None = None
-    poll: bool = False
+    poll: int = 0
     attempt: int = 0
     recheck: bool = False
+    stack: str = ""
 
     def to_payload(self) -> dict[str, Any]:
         payload: dict[str, Any] = {
@@ -84,17 +99,24 @@ class NodeTask:
         if self.nonce:
             payload["nonce"] = self.nonce
         if self.poll:
-            payload["poll"] = True
+            payload["poll"] = int(self.poll)
         if self.attempt:
             payload["attempt"] = self.attempt
         if self.recheck:
             payload["recheck"] = True
+        if self.stack:
+            payload["stack"] = self.stack
         return payload
 
     def successor(self, node: str, data: Mapping[str, Any]) -> dict[str, Any]:
         """The payload of a node of the same traversal, fresh (no lease, no poll)."""
         return NodeTask(
-            self.stack_id, self.traversal, self.template_id, NodeKey.parse(node), data
+            self.stack_id,
+            self.traversal,
+            self.template_id,
+            NodeKey.parse(node),
+            data,
+            stack=self.stack,
         ).to_payload()
 
     def again(self, **changes: Any) -> NodeTask:
@@ -126,12 +148,14 @@ def waiter_ref(task: NodeTask) -> str:
     return f"{task.traversal} {task.template_id} {task.node}"
 
 
-def woken_payload(stack_id: str, ref: str) -> dict[str, Any] | None:
+def woken_payload(stack_id: str, ref: str, stack: str = "") -> dict[str, Any] | None:
     """The payload that wakes the node `ref` names; None if `ref` is unreadable."""
     traversal, _, rest = ref.partition(" ")
     template, _, node = rest.partition(" ")
     try:
-        return NodeTask(stack_id, traversal, int(template), NodeKey.parse(node)).to_payload()
+        return NodeTask(
+            stack_id, traversal, int(template), NodeKey.parse(node), stack=stack
+        ).to_payload()
     except (ValueError, InvalidInput):
         return None
 
@@ -172,17 +196,30 @@ def parse_node_task(payload: Mapping[str, Any]) -> NodeTask:
     nonce = payload.get("nonce")
     if nonce is not None:
         nonce = _uuid(payload, "nonce", problems)
-    poll = payload.get("poll", False)
-    if not isinstance(poll, bool):
-        problems.append(Problem("poll", f"must be true or false, got {poll!r}"))
+    poll = payload.get("poll", 0)
+    if not isinstance(poll, int) or poll < 0:
+        # true/false from an older sender counts as poll 1/0.
+        problems.append(Problem("poll", f"must be a whole number, got {poll!r}"))
     recheck = payload.get("recheck", False)
     if not isinstance(recheck, bool):
         problems.append(Problem("recheck", f"must be true or false, got {recheck!r}"))
     attempt = payload.get("attempt", 0)
     if isinstance(attempt, bool) or not isinstance(attempt, int) or attempt < 0:
         problems.append(Problem("attempt", f"must be a whole number, got {attempt!r}"))
+    stack = payload.get("stack", "")
+    if not isinstance(stack, str) or len(stack) > MAX_STACK_LABEL:
+        problems.append(Problem("stack", f"must be a name of at most {MAX_STACK_LABEL} characters"))
     if problems or node is None:
         raise PayloadError(problems)
     return NodeTask(
-        stack_id, traversal, template_id, node, dict(data), nonce, poll, attempt, recheck
+        stack_id,
+        traversal,
+        template_id,
+        node,
+        dict(data),
+        nonce,
+        int(poll),
+        attempt,
+        recheck,
+        stack,
     )

@@ -5,6 +5,12 @@ each would cost the result backend a round trip per node. A transient fault
 of PostgreSQL or Redis (a restart, a dropped connection) does not fail the
 node: it is sent again with a jittered, growing delay, holding on to its
 lease, and logged in one line.
+
+A delivery whose resource failed raises ResourceFailed once it has recorded
+the failure and handed it on, so that Flower counts it as a failed task
+(the task-failed event). Nothing is retried or redelivered: the task has no
+retry policy and a late-acknowledged message is acknowledged on failure
+(task_acks_on_failure_or_timeout, Celery's default); no result is stored.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 
 from celery.exceptions import Reject
 
+from conv_tasks.engine.delivery import Outcome
 from conv_tasks.engine.node import run_node
 from conv_tasks.engine.payload import NodeTask, parse_node_task
 from conv_tasks.errors import PayloadError
@@ -54,7 +61,20 @@ def _retry(task: NodeTask, exc: Exception) -> None:
         raise Reject(requeue=True) from None
 
 
-@app.task(name=NODE_TASK, ignore_result=True, track_started=False)
+class ResourceFailed(Exception):
+    """A node's resource failed; the failure is recorded and handed on already."""
+
+
+def _failed(task: NodeTask) -> ResourceFailed:
+    stack = task.stack or task.stack_id
+    return ResourceFailed(
+        f"stack {stack}: {task.node.phase} of resource {task.node.name!r} failed "
+        "(the reason is in the stack's events)"
+    )
+
+
+# ResourceFailed is expected: the worker logs it in one line, without a traceback.
+@app.task(name=NODE_TASK, ignore_result=True, track_started=False, throws=(ResourceFailed,))
 def converge(**payload: Any) -> None:
     try:
         task = parse_node_task(payload)
@@ -70,3 +90,5 @@ def converge(**payload: Any) -> None:
         _retry(task, exc)
         return
     log.debug("node %s of traversal %s: %s", task.node, task.traversal, outcome)
+    if outcome == Outcome.FAILED:
+        raise _failed(task)

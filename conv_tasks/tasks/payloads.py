@@ -3,8 +3,10 @@
 Every problem in a payload is reported at once, by field name, before
 anything is changed. This is the one place every public task's input passes:
 the whole payload is measured against conv_tasks.limits first (bytes, depth,
-storable strings, finite numbers), then each field against its spec (type,
-name rules, numeric bounds, size).
+storable strings, finite numbers), then validated against the task's JSON
+Schema (generated from its Field specs: conv_tasks.tasks.payload_schema), and
+each field against its spec (type, name rules, numeric bounds, size), which
+words the refusals and checks what a schema cannot say (UTF-8 byte sizes).
 """
 
 from __future__ import annotations
@@ -14,9 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
 from conv_tasks.errors import PayloadError, Problem
 from conv_tasks.input_text import name_problem
 from conv_tasks.tasks.payload_limits import measure_payload
+from conv_tasks.tasks.payload_schema import kwargs_schema, schema_paths
 
 _MISSING = object()
 
@@ -81,12 +86,36 @@ def _field_problem(spec: Field, value: Any, size: int) -> str | None:
     return None
 
 
+_validators: dict[tuple[str, str], tuple[dict[str, Any], Draft202012Validator]] = {}
+
+
+def _validator(task: str, fields: list[Field]) -> tuple[dict[str, Any], Draft202012Validator]:
+    key = (task, repr(fields))
+    found = _validators.get(key)
+    if found is None:
+        schema = kwargs_schema(task, fields)
+        found = _validators[key] = (schema, Draft202012Validator(schema))
+    return found
+
+
+def _problem(spec: Field, value: Any, size: int) -> str | None:
+    """What is wrong with a given value of the field, or None."""
+    bad_bool = isinstance(value, bool) and bool not in spec.kinds
+    if not isinstance(value, spec.kinds) or bad_bool:
+        return f"must be {_kind_names(spec.kinds)}, got {type(value).__name__}"
+    if isinstance(value, str) and not value.strip() and spec.required:
+        return "must not be empty"
+    return _field_problem(spec, value, size)
+
+
 def parse_payload(task: str, payload: Mapping[str, Any], fields: list[Field]) -> dict[str, Any]:
     """Values for every field, defaults filled in; PayloadError listing every problem."""
     measured = measure_payload(payload)
     if measured.too_large:
         raise PayloadError(measured.problems)
     problems: list[Problem] = list(measured.problems)
+    schema, validator = _validator(task, fields)
+    refused = schema_paths(schema, dict(payload), validator)
     known = {f.name for f in fields}
     for key in sorted(set(measured.sizes) - known):
         problems.append(Problem(key, f"is not an argument of {task} (expected: {sorted(known)})"))
@@ -100,16 +129,9 @@ def parse_payload(task: str, payload: Mapping[str, Any], fields: list[Field]) ->
                 problems.append(Problem(spec.name, f"is required ({_kind_names(spec.kinds)})"))
             values[spec.name] = copy.deepcopy(spec.default)
             continue
-        bad_bool = isinstance(value, bool) and bool not in spec.kinds
-        if not isinstance(value, spec.kinds) or bad_bool:
-            problems.append(
-                Problem(spec.name, f"must be {_kind_names(spec.kinds)}, got {type(value).__name__}")
-            )
-            continue
-        if isinstance(value, str) and not value.strip() and spec.required:
-            problems.append(Problem(spec.name, "must not be empty"))
-            continue
-        problem = _field_problem(spec, value, measured.sizes.get(spec.name, 0))
+        problem = _problem(spec, value, measured.sizes.get(spec.name, 0))
+        if problem is None and spec.name in refused:
+            problem = "does not match the task's JSON Schema (conv-tasks api schema)"
         if problem is not None:
             problems.append(Problem(spec.name, problem))
             continue

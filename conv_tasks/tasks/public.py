@@ -25,11 +25,17 @@ log = logging.getLogger(__name__)
 TENANT = Field("tenant", (str,), required=True, is_name=True)
 STACK = Field("stack", (str,), required=True, is_name=True)
 
+# Every public task's name and fields, as registered: `conv-tasks api schema` makes each
+# task's JSON Schema from them (conv_tasks.tasks.contracts).
+PUBLIC_TASKS: dict[str, list[Field]] = {}
+
 
 def public_task(
     name: str, fields: list[Field], *, base: type[Task] | None = None
 ) -> Callable[[Callable[..., dict[str, Any]]], Any]:
     """Register func as the public task `name`, taking the keyword arguments `fields`."""
+
+    PUBLIC_TASKS[name] = fields
 
     def decorate(func: Callable[..., Any]) -> Any:
         @wraps(func)

@@ -18,6 +18,8 @@ from typing import Any
 from celery import Task as CeleryTask
 from celery.worker.request import Request as CeleryRequest
 
+from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
+
 HIDDEN = "******"
 
 # The fields whose values a monitor may see: names, ids, flags and counts, never data.
@@ -106,7 +108,9 @@ class Request(CeleryRequest):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._argsrepr = shown_args(self._args)
-        self._kwargsrepr = shown_kwargs(self._kwargs)
+        # A graph node says which stack, resource, phase and poll it is (tasks/node_summary.py).
+        node = self.name == NODE_TASK
+        self._kwargsrepr = node_summary(self._kwargs) if node else shown_kwargs(self._kwargs)
         # The pool process logs a task's failure and success with these headers.
         self._request_dict["argsrepr"] = self._argsrepr
         self._request_dict["kwargsrepr"] = self._kwargsrepr

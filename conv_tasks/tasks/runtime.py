@@ -7,14 +7,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
 
-NODE_TASK = "conv_tasks.node.converge"
+__all__ = ["NODE_TASK", "CeleryDispatcher", "engine_env"]
 
 
 def _shown(payload: Mapping[str, Any]) -> str:
     # What Flower and the logs show of a node task: never the data it carries, which may hold
     # attribute values derived from hidden parameters.
-    return repr({key: payload.get(key) for key in ("stack_id", "traversal", "node")})
+    return node_summary(payload)
 
 
 class CeleryDispatcher:
