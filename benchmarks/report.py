@@ -61,10 +61,10 @@ def print_timing_row(row: dict[str, Any]) -> None:
     )
 
 
-def print_reads(reads: dict[str, Any]) -> None:
+def print_reads(reads: dict[str, Any], on: str) -> None:
     _out(
         f"stack list during a {reads['size']}-resource {reads['shape']} create "
-        f"({reads['status']}), ms from send to answer:"
+        f"({reads['status']}) on {on}, ms from send to answer:"
     )
     for label in ("idle", "during_create"):
         got = reads[label]
