@@ -8,7 +8,12 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from conv_tasks.broker.options import TASK_QUEUE, broker_options, conv_tasks_queues
+from conv_tasks.broker.options import (
+    TASK_QUEUE,
+    broker_options,
+    conv_tasks_queues,
+    conv_tasks_routes,
+)
 from conv_tasks.settings import get_settings
 
 _settings = get_settings()
@@ -50,8 +55,11 @@ task_send_sent_event = _settings.task_sent_events
 task_track_started = True
 
 broker_connection_retry_on_startup = True
+# Requests on `conv_tasks` (also where a task nobody routed goes), graph nodes and beat jobs on
+# `conv_tasks.nodes`: a read never waits behind a traversal. Workers consume both by default.
 task_default_queue = TASK_QUEUE
-# One durable queue, and messages RabbitMQ writes to disk: queued work outlives a restart of the
+task_routes = conv_tasks_routes()
+# Durable queues, and messages RabbitMQ writes to disk: queued work outlives a restart of the
 # broker (a Redis broker keeps only what its own persistence keeps).
 task_queues = conv_tasks_queues()
 task_default_delivery_mode = "persistent"

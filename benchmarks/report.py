@@ -61,6 +61,19 @@ def print_timing_row(row: dict[str, Any]) -> None:
     )
 
 
+def print_reads(reads: dict[str, Any], on: str) -> None:
+    _out(
+        f"stack list during a {reads['size']}-resource {reads['shape']} create "
+        f"({reads['status']}) on {on}, ms from send to answer:"
+    )
+    for label in ("idle", "during_create"):
+        got = reads[label]
+        _out(
+            f"  {label.replace('_', ' '):<14} p50 {got['p50_ms']:7.1f}  p99 {got['p99_ms']:7.1f}"
+            f"  max {got['max_ms']:7.1f}  ({got['reads']} reads)"
+        )
+
+
 def print_rss(size: int, rss: list[float]) -> None:
     shown = ", ".join(f"{mb:.0f}" for mb in rss)
     _out(f"  worker RSS after size {size}: {shown} MB (max {max(rss, default=0):.0f})")

@@ -162,8 +162,10 @@ class Workers:
         self.label = label
         self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self, count: int, *, pool: str, concurrency: int) -> None:
+    def start(self, count: int, *, pool: str, concurrency: int, queues: str | None = None) -> None:
+        """`queues`: consume only these (celery's -Q), not every queue the app declares."""
         self.log_dir.mkdir(parents=True, exist_ok=True)
+        only = ["-Q", queues] if queues else []
         for i in range(count):
             with open(self.log_dir / f"{self.label}{i}.log", "ab") as log:
                 self.procs.append(
@@ -172,7 +174,7 @@ class Workers:
                          "--loglevel", "WARNING", "--pool", pool,
                          "--concurrency", str(concurrency),
                          "--hostname", f"{self.label}{i}@%h",
-                         "--without-gossip", "--without-mingle"],
+                         "--without-gossip", "--without-mingle", *only],
                         env=self.env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                         start_new_session=True,
                     )

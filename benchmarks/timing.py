@@ -15,9 +15,11 @@ from typing import Any
 from benchmarks import bare_app, report
 from benchmarks.baseline import OPERATIONS, fan_in, relay, run_operation
 from benchmarks.config import SYNCPOINT_DB, Config, Stage
+from benchmarks.reads import reads_during_create
 from benchmarks.services import StackWatcher, Workers
 
 REPEATS = 3
+READ_SIZE = 1000
 
 
 def bare_baseline(cfg: Config, stage: Stage, sizes: tuple[int, ...]) -> dict[str, Any]:
@@ -43,6 +45,7 @@ def bare_baseline(cfg: Config, stage: Stage, sizes: tuple[int, ...]) -> dict[str
 
 
 def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
+    from conv_tasks.broker.options import TASK_QUEUE
     from conv_tasks.client import Client
     from conv_tasks.tasks.app import app
 
@@ -86,6 +89,19 @@ def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
                     report.print_timing_row(row)
             rss[size] = workers.rss_mb()
             report.print_rss(size, rss[size])
+        # Reads while the largest traversal (at most 1,000 resources) runs on the same workers.
+        read_size = min(max(cfg.sizes, default=READ_SIZE), READ_SIZE)
+        reads = reads_during_create(client, watcher, "random", read_size, cfg.timeout)
+        report.print_reads(reads, "the same workers")
+        # Again with one more worker that takes requests only (README: sizing two pools).
+        requests = Workers("conv_tasks.tasks.app", stage.env(cfg.task_events), stage.log_dir, "req")
+        requests.start(1, pool=cfg.pool, concurrency=cfg.concurrency, queues=TASK_QUEUE)
+        try:
+            requests.wait_ready(app)
+            pooled = reads_during_create(client, watcher, "random", read_size, cfg.timeout)
+        finally:
+            requests.stop()
+        report.print_reads(pooled, f"the same workers and a -Q {TASK_QUEUE} worker")
     finally:
         watcher.close()
         workers.stop()
@@ -101,4 +117,6 @@ def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
         "bare_after": after,
         "runs": runs,
         "rss_mb": rss,
+        "reads": reads,
+        "reads_with_request_pool": pooled,
     }

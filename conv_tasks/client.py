@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import time
+import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -38,6 +39,19 @@ _HIDDEN_FIELDS = ("credential", "details")
 _SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
 
 TERMINAL = ("COMPLETE", "FAILED")
+# Reads expire when the client stops waiting: a worker drops one that arrives later (Celery's
+# `expires`) instead of answering nobody. Mutations carry an idempotency key instead.
+_READS = frozenset(
+    {
+        "conv_tasks.stack.show",
+        "conv_tasks.stack.list",
+        "conv_tasks.stack.resources",
+        "conv_tasks.stack.events",
+        "conv_tasks.stack.outputs",
+        "conv_tasks.deployment.list",
+        "conv_tasks.deployment.show",
+    }
+)
 
 
 def _raise(result: Mapping[str, Any]) -> None:
@@ -77,7 +91,8 @@ class Client:
         for name in _HIDDEN_FIELDS:
             if name in shown:
                 shown[name] = "******"
-        sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown))
+        expires = self.timeout if task in _READS else None
+        sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown), expires=expires)
         try:
             result = sent.get(timeout=self.timeout)
         except BaseException:
@@ -101,7 +116,10 @@ class Client:
         *,
         disable_rollback: bool = False,
         timeout_mins: int | None = None,
+        idempotency_key: str | None = None,
     ) -> dict[str, Any]:
+        """Create a stack. Retry a create that timed out with the same `idempotency_key`
+        (one is made up when none is given): it answers with the stack the first made."""
         return self.call(
             "conv_tasks.stack.create",
             name=name,
@@ -109,6 +127,7 @@ class Client:
             parameters=dict(parameters or {}),
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
+            idempotency_key=idempotency_key or uuid.uuid4().hex,
         )
 
     def update(

@@ -16,8 +16,11 @@ from urllib.parse import urlsplit
 
 from kombu import Exchange, Queue
 
-# Where public requests and graph nodes wait for a worker.
+# Where public requests wait for a worker: the queue a foreign caller names in send_task.
 TASK_QUEUE = "conv_tasks"
+# Where graph nodes, their polls and retries, and beat jobs wait: apart from requests, so a read
+# never waits behind a large traversal (README, "Queues and worker pools").
+NODE_QUEUE = "conv_tasks.nodes"
 REDIS_TRANSPORT = "conv_tasks.broker.redis_transport:Transport"
 
 
@@ -80,7 +83,11 @@ def broker_options(url: str, *, visibility_timeout: float) -> BrokerOptions:
 
 
 def conv_tasks_queues() -> list[Queue]:
-    """conv_tasks' one queue: durable, on a durable direct exchange of the same name.
+    """conv_tasks' two queues, requests and graph work: durable, on one durable direct exchange.
+
+    A worker consumes both unless told otherwise (`-Q`); kombu takes its next
+    message from each queue in turn, so a request waits for at most one task
+    per free pool slot, never for the whole backlog of nodes.
 
     A classic queue, not a quorum queue: node polls and retries are countdown
     tasks, which on a classic queue wait in the worker (unacknowledged, so
@@ -90,4 +97,14 @@ def conv_tasks_queues() -> list[Queue]:
     have. On Redis the queue is a list and durability means nothing.
     """
     exchange = Exchange(TASK_QUEUE, type="direct", durable=True)
-    return [Queue(TASK_QUEUE, exchange, routing_key=TASK_QUEUE, durable=True)]
+    return [
+        Queue(name, exchange, routing_key=name, durable=True) for name in (TASK_QUEUE, NODE_QUEUE)
+    ]
+
+
+def conv_tasks_routes() -> dict[str, dict[str, str]]:
+    """Celery's task_routes: graph work on the node queue; everything else is a request."""
+    return {
+        "conv_tasks.node.*": {"queue": NODE_QUEUE},
+        "conv_tasks.beat.*": {"queue": NODE_QUEUE},
+    }

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 import click
+from celery.exceptions import TimeoutError as CeleryTimeoutError
 
 from conv_tasks.agent.command import agent as agent_command
 from conv_tasks.cli import details, listing, output
@@ -162,6 +164,11 @@ def stack() -> None:
 @param_json_option
 @click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
 @click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
+@click.option(
+    "--idempotency-key",
+    help="Sent again with the same key, the create answers with the stack it made. "
+    "[default: a new one, printed if no answer comes]",
+)
 @wait_option
 @wait_timeout_option
 @pass_ctx
@@ -173,17 +180,27 @@ def stack_create(
     parameters_json: str | None,
     disable_rollback: bool,
     timeout_mins: int | None,
+    idempotency_key: str | None,
     wait: bool,
     wait_timeout: float,
 ) -> None:
     """Create stack NAME from a template."""
-    result = ctx.client().create(
-        name,
-        _read_template(template_file),
-        _parameters(parameters, parameters_json),
-        disable_rollback=disable_rollback,
-        timeout_mins=timeout_mins,
-    )
+    key = idempotency_key or uuid.uuid4().hex
+    try:
+        result = ctx.client().create(
+            name,
+            _read_template(template_file),
+            _parameters(parameters, parameters_json),
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            idempotency_key=key,
+        )
+    except (TimeoutError, CeleryTimeoutError):
+        # The request may still run when a worker takes it: a retry with this key is safe.
+        raise TimeoutError(
+            f"no answer to the create within {ctx.timeout:g}s (is a worker running?). It may "
+            f"still happen; retry with --idempotency-key {key} to get its stack, not a second one."
+        ) from None
     _started(ctx, result, wait, wait_timeout)
 
 

@@ -39,3 +39,9 @@ def list_events(
     if resource_name is not None:
         stmt = stmt.where(Event.resource_name == resource_name)
     return session.scalars(stmt).all()
+
+
+def first_event_id(session: Session, stack_id: str) -> int | None:
+    """The id of the stack's oldest event still kept (its create's first, until purged)."""
+    stmt = select(Event.id).where(Event.stack_id == stack_id).order_by(Event.id).limit(1)
+    return session.scalars(stmt).first()

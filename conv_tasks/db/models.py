@@ -61,6 +61,14 @@ class Stack(Base):
             postgresql_where=text("deleted_at IS NULL"),
         ),
         Index("ix_stack_status", "status"),
+        # A create's idempotency key names one stack of its tenant for as long as the row lives.
+        Index(
+            "uq_stack_tenant_idempotency_key",
+            "tenant",
+            "idempotency_key",
+            unique=True,
+            postgresql_where=text("idempotency_key IS NOT NULL"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -89,6 +97,7 @@ class Stack(Base):
         DateTime(timezone=True), nullable=False, server_default=func.now()
     )
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
 
 class Resource(Base):

@@ -58,6 +58,12 @@ def find_stack(session: Session, tenant: str, name_or_id: str) -> Stack:
     return stack
 
 
+def find_by_idempotency_key(session: Session, tenant: str, key: str) -> Stack | None:
+    """The stack of `tenant` a create with this idempotency key made, deleted or not."""
+    stmt = select(Stack).where(Stack.tenant == tenant, Stack.idempotency_key == key)
+    return session.scalars(stmt).one_or_none()
+
+
 def find_any(session: Session, tenant: str, ref: str) -> Stack:
     """A stack of `tenant` by id even after its deletion (events outlive it), else a live one
     by name or id; NotFound otherwise."""

@@ -24,6 +24,7 @@ from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
@@ -68,8 +69,13 @@ def create_stack(
     parameters: Mapping[str, Any],
     disable_rollback: bool = False,
     timeout_mins: int | None = None,
+    idempotency_key: str | None = None,
 ) -> dict[str, Any]:
     check_stack_name(name)
+    if idempotency_key is not None:
+        replayed = replay_create(tenant, name, idempotency_key)
+        if replayed is not None:
+            return replayed
     definition = StackDefinition.build(template, parameters, env.registry)
     stack_id = str(uuid.uuid4())
     try:
@@ -87,6 +93,7 @@ def create_stack(
                 status_reason="",
                 disable_rollback=disable_rollback,
                 timeout_mins=timeout_mins,
+                idempotency_key=idempotency_key,
             )
             session.add(stack)
             session.flush()
@@ -101,6 +108,10 @@ def create_stack(
                 reason="Stack CREATE started",
             )
     except IntegrityError:
+        # A request with the same key may have made the stack meanwhile: answer with it.
+        replayed = replay_create(tenant, name, idempotency_key) if idempotency_key else None
+        if replayed is not None:
+            return replayed
         raise Conflict(f"A stack named {name!r} already exists.") from None
     launch(env, started, None)
     return _result(stack, started, definition)

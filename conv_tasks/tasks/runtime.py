@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conv_tasks.broker.options import NODE_QUEUE
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
 
@@ -25,11 +26,18 @@ class CeleryDispatcher:
         from conv_tasks.tasks.app import app
 
         app.send_task(
-            NODE_TASK, kwargs=dict(payload), countdown=countdown, kwargsrepr=_shown(payload)
+            NODE_TASK,
+            kwargs=dict(payload),
+            countdown=countdown,
+            kwargsrepr=_shown(payload),
+            queue=NODE_QUEUE,
         )
 
     def nodes(self, payloads: Sequence[Mapping[str, Any]]) -> None:
-        """Publish all at once: on a Redis broker one pipelined round trip (kombu's batch)."""
+        """Publish all at once: on a Redis broker one pipelined round trip (kombu's batch).
+
+        Routed explicitly to the node queue, so the batch never depends on task_routes.
+        """
         from conv_tasks.tasks.app import app
 
         if len(payloads) == 1:
@@ -38,7 +46,11 @@ class CeleryDispatcher:
         with app.producer_or_acquire() as producer, producer.batch():
             for payload in payloads:
                 app.send_task(
-                    NODE_TASK, kwargs=dict(payload), producer=producer, kwargsrepr=_shown(payload)
+                    NODE_TASK,
+                    kwargs=dict(payload),
+                    producer=producer,
+                    kwargsrepr=_shown(payload),
+                    queue=NODE_QUEUE,
                 )
 
 

@@ -35,6 +35,8 @@ TIMEOUT = Field(
         Field("parameters", (dict,), default={}),
         Field("disable_rollback", (bool,), default=False),
         TIMEOUT,
+        # Sent again with the same key, a create answers with the stack it made (README).
+        Field("idempotency_key", (str,), is_name=True),
     ],
 )
 def create(**args: Any) -> dict[str, Any]:

@@ -9,12 +9,14 @@ import redis
 from kombu import Connection
 
 from conv_tasks.broker.options import (
+    NODE_QUEUE,
     REDIS_TRANSPORT,
     TASK_QUEUE,
     BrokerKind,
     broker_kind,
     broker_options,
     conv_tasks_queues,
+    conv_tasks_routes,
 )
 from conv_tasks.broker.redis_transport import Channel, Transport
 
@@ -54,13 +56,33 @@ def test_rabbitmq_gets_publisher_confirms_and_no_redis_options() -> None:
     assert options.transport_options == {"confirm_publish": True}
 
 
-def test_the_task_queue_is_durable() -> None:
-    (queue,) = conv_tasks_queues()
-    assert queue.name == TASK_QUEUE and queue.routing_key == TASK_QUEUE
-    assert queue.durable and not queue.auto_delete
-    assert queue.exchange.name == TASK_QUEUE and queue.exchange.durable
-    assert queue.exchange.type == "direct"
-    assert not queue.queue_arguments  # a classic queue, not a quorum queue
+def test_both_queues_are_durable() -> None:
+    requests, nodes = conv_tasks_queues()
+    assert requests.name == TASK_QUEUE and requests.routing_key == TASK_QUEUE
+    assert nodes.name == NODE_QUEUE and nodes.routing_key == NODE_QUEUE
+    for queue in (requests, nodes):
+        assert queue.durable and not queue.auto_delete
+        assert queue.exchange.name == TASK_QUEUE and queue.exchange.durable
+        assert queue.exchange.type == "direct"
+        assert not queue.queue_arguments  # a classic queue, not a quorum queue
+
+
+def test_graph_work_is_routed_apart_from_requests() -> None:
+    from celery import Celery
+
+    app = Celery("routes", set_as_current=False)
+    app.conf.task_routes = conv_tasks_routes()
+    app.conf.task_queues = conv_tasks_queues()
+    app.conf.task_default_queue = TASK_QUEUE
+    router = app.amqp.router
+
+    def queue_of(name: str) -> str:
+        return str(router.route({}, name)["queue"].name)
+
+    assert queue_of("conv_tasks.node.converge") == NODE_QUEUE
+    assert queue_of("conv_tasks.beat.watchdog") == NODE_QUEUE
+    assert queue_of("conv_tasks.stack.list") == TASK_QUEUE
+    assert queue_of("conv_tasks.stack.create") == TASK_QUEUE
 
 
 def test_the_transport_path_names_our_transport() -> None:

@@ -24,7 +24,7 @@ from celery import Celery
 from private_services import celery_app, log_text, wait_for_workers
 from sqlalchemy import select
 
-from conv_tasks.broker.options import TASK_QUEUE
+from conv_tasks.broker.options import NODE_QUEUE
 from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
 from conv_tasks.db.models import SandboxObject
@@ -88,9 +88,9 @@ def _layered(width: int, depth: int, wait: float) -> dict[str, Any]:
 
 
 def _queued(app: Celery) -> int:
-    """Messages ready in conv_tasks' queue (a passive declare: it must already exist)."""
+    """Messages ready in the node queue (a passive declare: it must already exist)."""
     with app.connection_for_write() as conn:
-        _name, ready, _consumers = conn.default_channel.queue_declare(TASK_QUEUE, passive=True)
+        _name, ready, _consumers = conn.default_channel.queue_declare(NODE_QUEUE, passive=True)
     return int(ready)
 
 
