@@ -16,7 +16,7 @@ from conv_tasks.agent.command import agent as agent_command
 from conv_tasks.cli import details, listing, output
 from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
-from conv_tasks.cli.failures import EXIT_CODES
+from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
 
 
@@ -109,7 +109,6 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
     if ctx.as_json and not wait:
         output.emit_json(result)
         return
-    from conv_tasks.cli.failures import Exit
     from conv_tasks.cli.progress import expected_status, follow, interrupted
 
     try:
@@ -197,9 +196,10 @@ def stack_create(
         )
     except (TimeoutError, CeleryTimeoutError):
         # The request may still run when a worker takes it: a retry with this key is safe.
-        raise TimeoutError(
+        raise CliFailure(
+            Exit.NO_ANSWER,
             f"no answer to the create within {ctx.timeout:g}s (is a worker running?). It may "
-            f"still happen; retry with --idempotency-key {key} to get its stack, not a second one."
+            f"still happen; retry with --idempotency-key {key} to get its stack, not a second one.",
         ) from None
     _started(ctx, result, wait, wait_timeout)
 

@@ -84,6 +84,7 @@ def test_no_worker_is_one_line_exit_3(database_url: str, tmp_path: Path) -> None
     assert done.returncode == 3, done.stdout + done.stderr
     assert done.stderr.count("\n") == 1
     assert "is a worker running" in done.stderr
+    assert "retry with --idempotency-key" in done.stderr  # the create may still happen
     assert "Traceback" not in done.stderr
 
 
