@@ -17,6 +17,7 @@ from conv_tasks.db.nodes import ResourceVersion
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.status import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
+from conv_tasks.faults import TRANSIENT_FAULTS
 from conv_tasks.resources import ActionContext, Progress, ResourceType
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,11 @@ def run_step(
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )
+    except TRANSIENT_FAULTS:
+        # Our own database or Redis went away under the plugin (the sandbox, a deployment's
+        # row): not the resource's failure. The node retries the step, which the action's
+        # idempotency token makes safe to repeat.
+        raise
     except ResourceFailure as exc:
         return StepResult(True, str(exc) or f"{ctx.action} failed")
     except ConvTasksError as exc:

@@ -14,10 +14,10 @@ from conv_tasks.engine.retention import RetentionPolicy
 from conv_tasks.engine.retention import purge as purge_rows
 from conv_tasks.engine.watchdog import collect_templates as collect
 from conv_tasks.engine.watchdog import run_watchdog
+from conv_tasks.faults import TRANSIENT_FAULTS, describe
 from conv_tasks.settings import get_settings
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import engine_env
-from conv_tasks.tasks.transient import TRANSIENT_FAULTS, describe
 
 log = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from conv_tasks.engine.delivery import Outcome
 from conv_tasks.engine.node import run_node
 from conv_tasks.engine.payload import NodeTask, parse_node_task
 from conv_tasks.errors import PayloadError
+from conv_tasks.faults import TRANSIENT_FAULTS, describe
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import NODE_TASK, engine_env
-from conv_tasks.tasks.transient import TRANSIENT_FAULTS, describe
 
 log = logging.getLogger(__name__)
 
