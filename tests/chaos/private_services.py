@@ -176,3 +176,18 @@ def log_text(log_dir: Path) -> dict[str, str]:
         path.name: path.read_text(encoding="utf-8", errors="replace")
         for path in sorted(log_dir.glob("*.log"))
     }
+
+
+def layered_template(width: int, depth: int, wait: float) -> dict[str, Any]:
+    """`depth` layers of `width` TestResources waiting `wait` s, each on the whole layer above."""
+    resources: dict[str, Any] = {}
+    for layer in range(depth):
+        for i in range(width):
+            body: dict[str, Any] = {
+                "type": "OS::Heat::TestResource",
+                "properties": {"value": f"{layer}-{i}", "wait_secs": wait},
+            }
+            if layer:
+                body["depends_on"] = [f"r{layer - 1}_{j}" for j in range(width)]
+            resources[f"r{layer}_{i}"] = body
+    return {"heat_template_version": "2018-08-31", "resources": resources}

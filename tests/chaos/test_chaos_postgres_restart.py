@@ -15,13 +15,13 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from private_services import (
     PrivatePostgres,
     PrivateRedis,
     celery_app,
+    layered_template,
     log_text,
     wait_for_workers,
 )
@@ -87,24 +87,10 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         postgres.destroy()
 
 
-def _layered(width: int, depth: int, wait: float) -> dict[str, Any]:
-    resources: dict[str, Any] = {}
-    for layer in range(depth):
-        for i in range(width):
-            body: dict[str, Any] = {
-                "type": "OS::Heat::TestResource",
-                "properties": {"value": f"{layer}-{i}", "wait_secs": wait},
-            }
-            if layer:
-                body["depends_on"] = [f"r{layer - 1}_{j}" for j in range(width)]
-            resources[f"r{layer}_{i}"] = body
-    return {"heat_template_version": "2018-08-31", "resources": resources}
-
-
 def test_postgres_restart_mid_traversal_completes_without_the_watchdog(cluster: Cluster) -> None:
     client, postgres = cluster.client, cluster.postgres
     started = time.monotonic()
-    stack_id = client.create("pg-restart", _layered(WIDTH, DEPTH, WAIT))["stack_id"]
+    stack_id = client.create("pg-restart", layered_template(WIDTH, DEPTH, WAIT))["stack_id"]
     time.sleep(OUTAGE_AFTER)
     down = time.monotonic()
     postgres.stop("fast")  # ends every session at once, as a restart does

@@ -17,11 +17,10 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 from celery import Celery
-from private_services import celery_app, log_text, wait_for_workers
+from private_services import celery_app, layered_template, log_text, wait_for_workers
 from sqlalchemy import select
 
 from conv_tasks.broker.options import NODE_QUEUE
@@ -73,20 +72,6 @@ def cluster(
         app.pool.force_close_all()
 
 
-def _layered(width: int, depth: int, wait: float) -> dict[str, Any]:
-    resources: dict[str, Any] = {}
-    for layer in range(depth):
-        for i in range(width):
-            body: dict[str, Any] = {
-                "type": "OS::Heat::TestResource",
-                "properties": {"value": f"{layer}-{i}", "wait_secs": wait},
-            }
-            if layer:
-                body["depends_on"] = [f"r{layer - 1}_{j}" for j in range(width)]
-            resources[f"r{layer}_{i}"] = body
-    return {"heat_template_version": "2018-08-31", "resources": resources}
-
-
 def _queued(app: Celery) -> int:
     """Messages ready in the node queue (a passive declare: it must already exist)."""
     with app.connection_for_write() as conn:
@@ -96,7 +81,7 @@ def _queued(app: Celery) -> int:
 
 def test_killed_workers_messages_wait_in_the_queue_for_new_workers(cluster: Cluster) -> None:
     client, processes = cluster.client, cluster.processes
-    stack_id = client.create("amqp-kill", _layered(WIDTH, DEPTH, WAIT))["stack_id"]
+    stack_id = client.create("amqp-kill", layered_template(WIDTH, DEPTH, WAIT))["stack_id"]
     time.sleep(1.5)  # the first layer's actions are under way: polls in flight, held by workers
     processes.kill("w1")
     processes.kill("w2")
