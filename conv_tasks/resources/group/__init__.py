@@ -19,9 +19,11 @@ from conv_tasks.resources.group.batches import (
     BatchPlan,
     Member,
     check_pause_fits,
+    group_definer,
     plan_batches,
     plan_create,
     plan_update,
+    replay,
 )
 from conv_tasks.resources.group.names import (
     Resize,
@@ -62,6 +64,7 @@ __all__ = [
     "check_pause_fits",
     "child_template",
     "group_attribute",
+    "group_definer",
     "group_properties",
     "group_template",
     "member_attributes_needed",
@@ -74,6 +77,7 @@ __all__ = [
     "plan_update",
     "reference_problem",
     "removed_names",
+    "replay",
     "resize",
     "substitute_index",
     "update_policy",

@@ -51,6 +51,11 @@ class Batch:
     def names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.resources)
 
+    def summary(self) -> dict[str, list[str]]:
+        """What the batch changes, small and JSON-able, for plugin data: replay() turns it
+        back into the batch's resources from the child template as it then is."""
+        return {"changed": list(self.changed), "removed": list(self.removed)}
+
 
 @dataclass(frozen=True)
 class BatchPlan:
@@ -89,7 +94,11 @@ def plan_batches(
         )
     skipped = frozenset(skiplist)
     wanted = frozenset(member_names(count, skipped))
+    definer = _cached(definer)
     state = [m for m in members if not m.failed and m.name not in skipped]
+    # Names of the members that have the new definition: kept up to date batch by batch
+    # so that a large group is not compared member by member in every round.
+    fresh = {m.name for m in state if dict(m.definition) == dict(definer(m.name))}
     # Failed and skipped members leave with the first batch: no batch keeps them.
     leaving = [m.name for m in members if m.failed or m.name in skipped]
     batches: list[Batch] = []
@@ -97,21 +106,35 @@ def plan_batches(
     # would be a bug here, not a long update.
     limit = 2 * (len(members) + count) + 2
     for _ in range(limit):
-        up_to_date = sum(
-            1 for m in state if m.name in wanted and dict(m.definition) == dict(definer(m.name))
-        )
+        up_to_date = len(fresh & wanted)
         if not leaving and not needs_batch(count, len(state), up_to_date):
             return tuple(batches)
         step = next_step(count, len(state), up_to_date, max_batch_size, min_in_service)
-        batch, state = _batch(state, leaving, step.capacity, step.new, count, skipped, definer)
+        batch, state = _batch(
+            state, fresh, leaving, step.capacity, step.new, count, skipped, definer
+        )
+        fresh = (fresh - set(batch.removed)) | set(batch.changed)
         leaving = []
         if batch.changed or batch.removed:
             batches.append(batch)
     raise RuntimeError(f"group batches do not converge: {batches[:3]}...")
 
 
+def _cached(definer: Definer) -> Definer:
+    # A member's new definition depends only on its name; substituting it once is enough.
+    made: dict[str, Mapping[str, Any]] = {}
+
+    def cached(name: str) -> Mapping[str, Any]:
+        if name not in made:
+            made[name] = definer(name)
+        return made[name]
+
+    return cached
+
+
 def _batch(
     state: list[Member],
+    fresh: set[str],
     leaving: list[str],
     capacity: int,
     new: int,
@@ -119,6 +142,8 @@ def _batch(
     skipped: frozenset[str],
     definer: Definer,
 ) -> tuple[Batch, list[Member]]:
+    """One batch of capacity members, new of them given the new definition, as Heat picks
+    them; and the members after it."""
     names = member_names(capacity, skipped)
     position = {name: n for n, name in enumerate(names)}
 
@@ -146,15 +171,14 @@ def _batch(
             # a free name with what the batch has left, never updated where it is.
             outside.append(member)
             continue
-        wanted = definer(member.name)
-        if replace > 0 and dict(member.definition) != dict(wanted):
+        if replace > 0 and member.name not in fresh:
             replace -= 1
-            after.append(Member(member.name, wanted))
+            after.append(Member(member.name, definer(member.name)))
             changed.append(member.name)
         else:
             after.append(member)
     moved = outside[: max(replace, 0)]
-    after.extend(m for m in outside if m not in moved)
+    after.extend(outside[len(moved) :])
     created = [next(free_names) for _ in range(capacity - len(kept) + len(moved))]
     after.extend(Member(name, definer(name)) for name in created)
     staying = {m.name for m in after}
@@ -171,10 +195,6 @@ def _batch(
     return batch, after
 
 
-def _definer(group: GroupProperties) -> Definer:
-    return lambda name: member_definition(group.resource_def, name, group.index_var)
-
-
 def plan_create(
     group: GroupProperties, skiplist: Sequence[str], batch_create: BatchCreate | None
 ) -> BatchPlan:
@@ -185,7 +205,7 @@ def plan_create(
         (),
         count=group.count,
         skiplist=skiplist,
-        definer=_definer(group),
+        definer=group_definer(group),
         max_batch_size=batch_create.max_batch_size,
         min_in_service=0,
     )
@@ -208,7 +228,7 @@ def plan_update(
         members,
         count=group.count,
         skiplist=skiplist,
-        definer=_definer(group),
+        definer=group_definer(group),
         max_batch_size=rolling_update.max_batch_size,
         min_in_service=rolling_update.min_in_service,
     )
@@ -229,6 +249,24 @@ def _whole(group: GroupProperties, skiplist: Sequence[str], members: Sequence[Me
         created=tuple(n for n in names if n not in before),
         removed=tuple(sorted(before.keys() - set(names), key=index_order)),
     )
+
+
+def replay(
+    current: Mapping[str, Mapping[str, Any]],
+    summary: Mapping[str, Sequence[str]],
+    definer: Definer,
+) -> tuple[tuple[str, Mapping[str, Any]], ...]:
+    """The child template's members after a batch: current (the members before it, name ->
+    resource) less the removed ones, with the changed ones given the new definition."""
+    removed = set(summary["removed"])
+    resources = {name: d for name, d in current.items() if name not in removed}
+    resources.update((name, definer(name)) for name in summary["changed"])
+    return tuple((name, resources[name]) for name in sorted(resources, key=index_order))
+
+
+def group_definer(group: GroupProperties) -> Definer:
+    """A member's resource with the group's current resource_def."""
+    return lambda name: member_definition(group.resource_def, name, group.index_var)
 
 
 def check_pause_fits(plan: BatchPlan, timeout: float, *, path: str) -> float:

@@ -3,6 +3,7 @@ members, and property tests of every rolling update plan."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,11 +21,13 @@ from conv_tasks.resources.group import (
     MemberDefinition,
     RollingUpdate,
     check_pause_fits,
+    group_definer,
     member_definition,
     member_names,
     plan_batches,
     plan_create,
     plan_update,
+    replay,
 )
 
 OLD = MemberDefinition("OS::Heat::TestResource", {"value": "old-%index%"})
@@ -299,6 +302,9 @@ def test_every_rolling_update_plan(case: tuple[list[Member], int, list[str], int
         assert len(in_service) >= min(least, count, len(before))
         failed = set()
         changed_once.extend(batch.changed)
+        # The summary a plugin keeps rebuilds the batch from the template before it.
+        summary = json.loads(json.dumps(batch.summary()))
+        assert replay(present, summary, group_definer(group(count))) == batch.resources
         present = dict(batch.resources)
     # The group ends as count members avoiding the skip list, all with the new definition
     # (with no batch at all when it is that already).
@@ -334,3 +340,25 @@ def test_in_service_never_below_min_in_service(
         assert len(in_service) >= min(least, count, len(present))
         assert len(batch.changed) <= batch_size
         present = set(batch.names)
+
+
+def test_replay_rebuilds_a_batch_from_its_summary() -> None:
+    current = {"0": old("0"), "1": old("1"), "2": old("2")}
+    summary = {"changed": ["2", "3"], "removed": ["1"]}
+    assert replay(current, summary, new) == (("0", old("0")), ("2", new("2")), ("3", new("3")))
+    assert current == {"0": old("0"), "1": old("1"), "2": old("2")}
+
+
+def test_a_large_group_one_member_at_a_time() -> None:
+    # 300 members one at a time keeping all but one in service: 300 batches.
+    start = members(*member_names(300, ()))
+    plan = plan_update(
+        start,
+        group(300),
+        [],
+        RollingUpdate(max_batch_size=1, min_in_service=299),
+        definition_changed=True,
+    )
+    assert len(plan.batches) == 300
+    assert [b.changed for b in plan.batches[:2]] == [("299",), ("298",)]
+    assert plan.batches[-1].changed == ("0",)
