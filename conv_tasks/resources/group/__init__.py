@@ -1,5 +1,6 @@
 """OS::Heat::ResourceGroup, the parts that need no child stack: schemas, member names,
-the generated child template, batch plans and attribute assembly.
+the generated child template, batch plans, the rollout a plugin keeps between polls, and
+attribute assembly.
 
 Everything here is pure: values in, values out. The plugin that drives a child stack
 through a plan lives elsewhere; this package must never load or change a stack.
@@ -48,6 +49,7 @@ from conv_tasks.resources.group.properties import (
     group_properties,
     update_policy,
 )
+from conv_tasks.resources.group.rollout import Move, NextMove, Rollout
 
 __all__ = [
     "Batch",
@@ -58,8 +60,11 @@ __all__ = [
     "Member",
     "MemberData",
     "MemberDefinition",
+    "Move",
+    "NextMove",
     "Resize",
     "RollingUpdate",
+    "Rollout",
     "UpdatePolicy",
     "check_pause_fits",
     "child_template",
