@@ -50,6 +50,7 @@ from conv_tasks.resources.group.properties import (
     update_policy,
 )
 from conv_tasks.resources.group.rollout import Move, NextMove, Rollout
+from conv_tasks.resources.group.static import static_group_problems
 
 __all__ = [
     "Batch",
@@ -84,6 +85,7 @@ __all__ = [
     "removed_names",
     "replay",
     "resize",
+    "static_group_problems",
     "substitute_index",
     "update_policy",
 ]

@@ -101,17 +101,22 @@ def _removal_entries(
     entries: list[str | int] = []
     for n, policy in enumerate(policies):
         for m, entry in enumerate(policy[s.RESOURCE_LIST] or []):
-            if isinstance(entry, str) or (isinstance(entry, int) and not isinstance(entry, bool)):
-                entries.append(entry)
+            reason = removal_entry_problem(entry)
+            if reason:
+                problems.append(Problem(f"{path}[{n}].{s.RESOURCE_LIST}[{m}]", reason))
             else:
-                problems.append(
-                    Problem(
-                        f"{path}[{n}].{s.RESOURCE_LIST}[{m}]",
-                        "must be a member name, index or reference (a string or an integer), "
-                        f"not {describe(entry)}.",
-                    )
-                )
+                entries.append(entry)
     return tuple(entries)
+
+
+def removal_entry_problem(entry: Any) -> str | None:
+    """Why entry cannot stand for a member in a removal policy; None if it can."""
+    if isinstance(entry, str) or (isinstance(entry, int) and not isinstance(entry, bool)):
+        return None
+    return (
+        "must be a member name, index or reference (a string or an integer), "
+        f"not {describe(entry)}."
+    )
 
 
 def update_policy(values: Mapping[str, Any] | None, *, path: str) -> UpdatePolicy:
