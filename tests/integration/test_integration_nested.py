@@ -196,3 +196,50 @@ def test_a_bad_child_template_fails_the_parent_resource(client: Client) -> None:
     assert "nested stack refused" in final["status_reason"]
     assert "No::Such" in final["status_reason"]
     assert children_of(stack_id) == []
+
+
+def test_views_show_the_nesting(client: Client) -> None:
+    deep = _child_template({"leaf": test_resource("leaf")})
+    middle = _child_template({"m": test_resource("m"), "deeper": _nested(deep)})
+    stack_id = client.create("views", template({"inner": _nested(middle)}))["stack_id"]
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    [child] = children_of(stack_id)
+    [grandchild] = children_of(child.id)
+
+    assert [s["id"] for s in client.list()] == [stack_id]
+    nested = {s["id"]: s for s in client.list(show_nested=True)}
+    assert set(nested) == {stack_id, child.id, grandchild.id}
+    assert nested[grandchild.id]["parent_stack_id"] == child.id
+
+    shown = client.get(child.id)
+    assert shown["parent_stack_id"] == stack_id and shown["parent_stack_name"] == "views"
+    assert shown["parent_resource"] == "inner" and shown["nested_depth"] == 1
+    assert client.get(stack_id)["parent_stack_id"] is None
+
+    own = client.events(stack_id)
+    assert {e["resource_name"] for e in own} == {None, "inner"}
+    assert all("stack_name" not in e for e in own)
+    one_down = client.events(stack_id, nested_depth=1)
+    assert {(e["stack_name"], e["resource_name"]) for e in one_down} == {
+        ("views", None),
+        ("views", "inner"),
+        (child.name, None),
+        (child.name, "m"),
+        (child.name, "deeper"),
+    }
+    assert [e["id"] for e in one_down] == sorted(e["id"] for e in one_down)
+    two_down = client.events(stack_id, nested_depth=2)
+    assert (grandchild.name, "leaf") in {(e["stack_name"], e["resource_name"]) for e in two_down}
+    after = one_down[2]["id"]
+    assert [e["id"] for e in client.events(stack_id, nested_depth=1, after_id=after)] == [
+        e["id"] for e in one_down if e["id"] > after
+    ]
+
+    assert [r["name"] for r in client.resources(stack_id)] == ["inner"]
+    rows = client.resources(stack_id, nested_depth=2)
+    assert [(r["stack_name"], r["name"]) for r in rows] == [
+        ("views", "inner"),
+        (child.name, "deeper"),
+        (child.name, "m"),
+        (grandchild.name, "leaf"),
+    ]
