@@ -243,3 +243,22 @@ def test_views_show_the_nesting(client: Client) -> None:
         (child.name, "m"),
         (grandchild.name, "leaf"),
     ]
+
+
+def test_delete_interrupts_a_nested_create_that_never_finishes(client: Client) -> None:
+    stuck = _child_template({"ok": test_resource("k"), "stuck": test_resource("s", wait_secs=1000)})
+    stack_id = client.create("stuckdel", template({"inner": _nested(stuck)}))["stack_id"]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not children_of(stack_id):
+        time.sleep(0.2)
+    [child] = children_of(stack_id)
+    while time.monotonic() < deadline:
+        if any(e["resource_name"] == "stuck" for e in client.events(child.id)):
+            break
+        time.sleep(0.2)
+    client.delete(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "DELETE_COMPLETE"
+    assert client.get(child.id, include_deleted=True)["status"] == "DELETE_COMPLETE"
+    assert sandbox_objects(child.id) == []
+    reasons = [e["reason"] for e in client.events(child.id)]
+    assert any("cancelled" in r for r in reasons), reasons

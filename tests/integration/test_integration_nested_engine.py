@@ -16,7 +16,7 @@ from integration_support import resource_rows, sandbox_objects, template, test_r
 from sqlalchemy import select
 
 from conv_tasks.db import events as event_repo
-from conv_tasks.db.models import Stack
+from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import operations
 from conv_tasks.engine.child_stacks import EngineChildStacks
@@ -24,6 +24,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node import run_node
 from conv_tasks.engine.payload import parse_node_task
 from conv_tasks.errors import InvalidInput
+from conv_tasks.limits import MAX_NESTING_DEPTH
 from conv_tasks.resources import ActionContext, default_registry
 from conv_tasks.resources.builtin.heat_stack import HeatStackResource
 from conv_tasks.resources.provider_template import provider_template_type
@@ -212,3 +213,45 @@ def test_a_provider_template_registered_directly(database_url: str, redis_client
     assert _stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE")
     [same] = sandbox_objects(child.id)
     assert same.id == thing.id and same.properties["value"] == "size=4"
+
+
+def test_nesting_deeper_than_the_limit_is_refused(database_url: str, redis_client: object) -> None:
+    dispatcher = DuplicatingDispatcher(copies=1)
+    env = EngineEnv.default(dispatcher)
+    tenant = f"nest-deep-{uuid.uuid4().hex[:6]}"
+    level: dict[str, Any] = template({"leaf": test_resource("leaf")})
+    for _ in range(MAX_NESTING_DEPTH + 1):
+        level = template({"down": _nested(level)})
+    stack_id = operations.create_stack(
+        env, tenant=tenant, name="deep", template=level, parameters={}, disable_rollback=True
+    )["stack_id"]
+    dispatcher.drain(env, random.Random(5))
+    with session_scope() as session:
+        stacks = list(session.scalars(select(Stack).where(Stack.tenant == tenant)))
+        top = session.get(Stack, stack_id)
+        assert top is not None
+        top_status, top_reason = f"{top.action}_{top.status}", top.status_reason
+    assert max(s.nested_depth for s in stacks) == MAX_NESTING_DEPTH
+    assert top_status == "CREATE_FAILED"
+    assert "MAX_NESTING_DEPTH" in top_reason, top_reason
+
+
+def test_the_parent_files_are_handed_down(database_url: str, redis_client: object) -> None:
+    dispatcher = DuplicatingDispatcher(copies=1)
+    env = EngineEnv.default(dispatcher)
+    tenant = f"nest-files-{uuid.uuid4().hex[:6]}"
+    files = {"scripts/setup.sh": "#!/bin/sh\necho hi\n"}
+    stack_id = operations.create_stack(
+        env,
+        tenant=tenant,
+        name="files",
+        template=template({"inner": _nested(CHILD)}),
+        parameters={},
+        files=files,
+    )["stack_id"]
+    dispatcher.drain(env, random.Random(6))
+    [child] = _children(stack_id)
+    with session_scope() as session:
+        row = session.get(Stack, child.id)
+        assert row is not None and row.raw_template_id is not None
+        assert session.get(RawTemplate, row.raw_template_id).files == files  # type: ignore[union-attr]
