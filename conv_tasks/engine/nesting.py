@@ -52,12 +52,10 @@ def nesting_of_child(
     return Nesting(parent_stack_id, resource_name, depth)
 
 
-def refuse_direct_change(
-    stack_name: str, parent_name: str | None, parent_resource: str | None
-) -> None:
-    """A nested stack changes only through its parent: a user's update, delete, rollback or
-    cancel of it is refused, naming the parent."""
-    parent = repr(parent_name) if parent_name else "its parent stack"
+def refuse_direct_change(stack_name: str, parent_name: str, parent_resource: str | None) -> None:
+    """A nested stack changes only through its live parent: a user's update, delete,
+    rollback or cancel of it is refused, naming the parent."""
+    parent = repr(parent_name)
     raise Conflict(
         f"Stack {stack_name!r} is nested in stack {parent} (resource {parent_resource}); "
         f"it can be changed or deleted only through {parent}."

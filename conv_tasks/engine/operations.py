@@ -129,13 +129,13 @@ def create_stack(
 def _load_for_change(
     session: Session, tenant: str, stack_ref: str, *, via_parent: bool = False
 ) -> Stack:
-    """The stack a change is for; a nested stack only when its parent asks (`via_parent`)."""
+    """The stack a change is for; a nested stack only when its parent asks (`via_parent`),
+    or when its parent is gone (a child its parent's resource retained is the user's)."""
     stack = stack_repo.find_stack(session, tenant, stack_ref)
     if stack.parent_stack_id is not None and not via_parent:
         parent = session.get(Stack, stack.parent_stack_id)
-        refuse_direct_change(
-            stack.name, parent.name if parent is not None else None, stack.parent_resource
-        )
+        if parent is not None and parent.deleted_at is None:
+            refuse_direct_change(stack.name, parent.name, stack.parent_resource)
     return stack
 
 

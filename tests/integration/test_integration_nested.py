@@ -262,3 +262,19 @@ def test_delete_interrupts_a_nested_create_that_never_finishes(client: Client) -
     assert sandbox_objects(child.id) == []
     reasons = [e["reason"] for e in client.events(child.id)]
     assert any("cancelled" in r for r in reasons), reasons
+
+
+def test_a_retained_child_outlives_its_parent_and_is_then_the_users(client: Client) -> None:
+    kept = {**_nested(_child_v1("kept")), "deletion_policy": "Retain"}
+    stack_id = client.create("retain", template({"inner": kept}))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    [child] = children_of(stack_id)
+    with pytest.raises(ConvTasksError, match="nested in stack 'retain'"):
+        client.delete(child.id)
+    client.delete(stack_id)
+    assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"
+    assert client.get(child.id)["status"] == "CREATE_COMPLETE"
+    assert len(sandbox_objects(child.id)) == 1
+    client.delete(child.id)  # its parent is gone: the user may now
+    assert client.wait(child.id)["status"] == "DELETE_COMPLETE"
+    assert sandbox_objects(child.id) == []
