@@ -13,6 +13,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
@@ -59,7 +61,8 @@ class EngineChildStacks:
         with session_scope() as session:
             child = stack_repo.get_stack(session, child_id)
             tenant = child.tenant
-            files = _files_of(session, session.get(Stack, child.parent_stack_id or ""))
+            parent = session.get(Stack, child.parent_stack_id) if child.parent_stack_id else None
+            files = _files_of(session, parent)
         operations.update_stack(
             self._env,
             tenant=tenant,
@@ -120,14 +123,14 @@ class EngineChildStacks:
             )
 
 
-def _files_of(session: Any, stack: Stack | None) -> dict[str, Any]:
+def _files_of(session: Session, stack: Stack | None) -> dict[str, Any]:
     """The files map a parent hands down to its children (get_file, provider templates)."""
     if stack is None or stack.raw_template_id is None:
         return {}
     return dict(template_repo.get_template(session, stack.raw_template_id).files or {})
 
 
-def _outputs(env: EngineEnv, session: Any, child: Stack) -> dict[str, Any]:
+def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:
     """The child's output values; one derived from its hidden parameters is masked."""
     if child.raw_template_id is None:
         return {}

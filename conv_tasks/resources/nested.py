@@ -16,7 +16,13 @@ from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.limits import MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
-from conv_tasks.resources.child_stacks import COMPLETE, FAILED, ChildRequest, ChildStacks
+from conv_tasks.resources.child_stacks import (
+    COMPLETE,
+    FAILED,
+    IN_PROGRESS,
+    ChildRequest,
+    ChildStacks,
+)
 from conv_tasks.resources.plugin import DELETE, ActionContext, Progress, ResourceType
 
 # Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum:
@@ -55,7 +61,7 @@ class NestedStackResource(ResourceType):
 
     # ------------------------------------------------------------- create, update
     def create(self, ctx: ActionContext) -> Progress:
-        request = self._request(ctx)
+        request = self.child_request(ctx)
         try:
             child_id = _children(ctx).create(
                 parent_stack_id=ctx.stack_id,
@@ -75,7 +81,7 @@ class NestedStackResource(ResourceType):
     def update(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:  # its create failed before the child existed
             return self.create(ctx)
-        request = self._request(ctx)
+        request = self.child_request(ctx)
         try:
             _children(ctx).update(ctx.physical_id, request)
         except ConvTasksError as exc:
@@ -84,9 +90,6 @@ class NestedStackResource(ResourceType):
 
     def check_update(self, ctx: ActionContext) -> Progress:
         return self._await(ctx)
-
-    def _request(self, ctx: ActionContext) -> ChildRequest:
-        return self.child_request(ctx)
 
     def _await(self, ctx: ActionContext) -> Progress:
         """Done when the child's operation completed; the child's failure is ours."""
@@ -117,8 +120,9 @@ class NestedStackResource(ResourceType):
             return Progress(done=True)
         if child.action == DELETE and child.status == FAILED:
             raise self._failure(ctx, f"nested stack {child.name} failed: {child.reason}")
-        if child.action != DELETE and child.status != "IN_PROGRESS":
-            # A cancel or a failure ended the child's own delete's predecessor: ask again.
+        if child.action != DELETE and child.status != IN_PROGRESS:
+            # Not being deleted (an operation of its own ended after our delete was asked
+            # for): ask again, which is safe to repeat.
             _children(ctx).delete(ctx.physical_id)
         return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
 
