@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from conv_tasks.db import resources as resource_repo
@@ -104,6 +105,15 @@ class EngineChildStacks:
                 self._env, tenant=tenant, stack_ref=child_id, rollback=False, via_parent=True
             )
 
+    def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
+        with session_scope() as session:
+            stmt = select(Stack.id).where(
+                Stack.parent_stack_id == parent_stack_id,
+                Stack.idempotency_key.in_(creation_keys(token)),
+                Stack.deleted_at.is_(None),
+            )
+            return session.scalars(stmt).first()
+
     def get(self, child_id: str) -> ChildStack:
         with session_scope() as session:
             child = session.get(Stack, child_id)
@@ -121,6 +131,14 @@ class EngineChildStacks:
                 outputs=outputs,
                 deleted=child.deleted_at is not None,
             )
+
+
+def creation_keys(token: str) -> list[str]:
+    """The idempotency keys a create step of the version that `token` names may have used
+    (a nested resource whose create failed before its child existed creates it on update).
+    Tokens are `<stack>:<version>:<action>` (engine.actions.action_context)."""
+    version = token.rsplit(":", 1)[0]
+    return [f"{version}:{Action.CREATE}", f"{version}:{Action.UPDATE}"]
 
 
 def _files_of(session: Session, stack: Stack | None) -> dict[str, Any]:

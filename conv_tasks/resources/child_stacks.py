@@ -73,3 +73,9 @@ class ChildStacks(Protocol):
     def get(self, child_id: str) -> ChildStack:
         """The child's state now."""
         ...
+
+    def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
+        """The live child that a create step of the same resource version made (`token` is
+        any action's token of that version), if any: a worker that died before recording
+        the child's id leaves it to be found here, so that a delete does not orphan it."""
+        ...

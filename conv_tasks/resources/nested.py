@@ -107,10 +107,16 @@ class NestedStackResource(ResourceType):
 
     # --------------------------------------------------------------------- delete
     def delete(self, ctx: ActionContext) -> Progress:
-        if ctx.physical_id is None:
+        child_id = ctx.physical_id
+        if child_id is None and ctx.children is not None:
+            # A create whose worker died before recording the child: find it by its token.
+            child_id = ctx.children.made_for(
+                parent_stack_id=ctx.stack_id, token=ctx.idempotency_token
+            )
+        if child_id is None:
             return Progress(done=True)
-        _children(ctx).delete(ctx.physical_id)
-        return Progress(done=False, poll_after=MIN_POLL_SECS)
+        _children(ctx).delete(child_id)
+        return Progress(done=False, physical_id=child_id, poll_after=MIN_POLL_SECS)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:

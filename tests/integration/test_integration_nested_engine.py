@@ -9,6 +9,7 @@ import random
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -255,3 +256,45 @@ def test_the_parent_files_are_handed_down(database_url: str, redis_client: objec
         row = session.get(Stack, child.id)
         assert row is not None and row.raw_template_id is not None
         assert session.get(RawTemplate, row.raw_template_id).files == files  # type: ignore[union-attr]
+
+
+def test_a_delete_finds_a_child_whose_id_was_never_recorded(
+    database_url: str, redis_client: object
+) -> None:
+    """The create step made the child and its worker died before the id was written: the
+    resource's delete (same version, its own token) still finds and deletes the child."""
+    dispatcher = DuplicatingDispatcher(copies=1)
+    env = EngineEnv.default(dispatcher)
+    tenant = f"nest-orphan-{uuid.uuid4().hex[:6]}"
+    parent_id = operations.create_stack(
+        env, tenant=tenant, name="host", template=template({}), parameters={}
+    )["stack_id"]
+    dispatcher.drain(env, random.Random(1))
+    plugin = HeatStackResource()
+    now = time.time()
+    ctx = ActionContext(
+        stack_id=parent_id,
+        resource_name="inner",
+        action="CREATE",
+        idempotency_token=f"{parent_id}:42:CREATE",
+        properties={"template": json.dumps(CHILD), "parameters": {}},
+        old_properties=None,
+        physical_id=None,
+        data={},
+        started_at=now,
+        now=now,
+        sandbox=env.sandbox,
+        children=EngineChildStacks(env),
+    )
+    child_id = plugin.create(ctx).physical_id
+    dispatcher.drain(env, random.Random(2))
+    assert len(sandbox_objects(str(child_id))) == 2
+    other = replace(ctx, action="DELETE", idempotency_token=f"{parent_id}:43:DELETE")
+    assert plugin.delete(other).done  # another version's delete: not its child
+    deleting = replace(ctx, action="DELETE", idempotency_token=f"{parent_id}:42:DELETE")
+    started = plugin.delete(deleting)
+    assert started.physical_id == child_id and not started.done
+    dispatcher.drain(env, random.Random(3))
+    done = plugin.check_delete(replace(deleting, physical_id=child_id, now=time.time()))
+    assert done.done
+    assert sandbox_objects(str(child_id)) == []

@@ -49,6 +49,10 @@ class FakeChildren:
     def get(self, child_id: str) -> ChildStack:
         return self.stacks[child_id]
 
+    def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
+        self.calls.append(("made_for", token))
+        return None
+
 
 def _ctx(children: ChildStacks | None, **over: Any) -> ActionContext:
     base: dict[str, Any] = dict(
@@ -125,6 +129,7 @@ def test_update_delete_and_interrupt_act_on_the_child() -> None:
     children.stacks["c"] = ChildStack("c", "n", "DELETE", "COMPLETE", deleted=True)
     assert plugin.check_delete(_ctx(children, action="DELETE", physical_id="c")).done
     assert plugin.delete(_ctx(children, action="DELETE")).done  # never made: nothing to do
+    assert children.calls[-1] == ("made_for", "tok")
 
 
 def test_without_the_service_the_action_fails_clearly() -> None:
