@@ -138,7 +138,7 @@ def test_wait_on_a_terminal_keeps_a_status_line_under_the_events(
 ) -> None:
     who = tenant()
     resources = {
-        "a": test_resource("1", wait_secs=1),
+        "a": test_resource("1", wait_secs=2),  # several polls see `a` in progress
         "b": {**test_resource("2"), "depends_on": ["a"]},
     }
     path = write_template(tmp_path / "t.json", resources)
