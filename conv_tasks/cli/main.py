@@ -21,10 +21,6 @@ from conv_tasks.cli.purge import db_purge
 from conv_tasks.limits import MAX_NESTING_DEPTH
 
 
-def _tenant_default() -> str:
-    return os.environ.get("CONV_TASKS_TENANT", "default")
-
-
 class Context:
     def __init__(self, tenant: str, as_json: bool, timeout: float) -> None:
         self.tenant = tenant
@@ -47,8 +43,11 @@ pass_ctx = click.make_pass_decorator(Context)
 @click.group(epilog=EXIT_CODES)
 @click.option(
     "--tenant",
-    default=_tenant_default,
-    show_default="$CONV_TASKS_TENANT or default",
+    # click reads the variable (conv_tasks code reads no os.environ outside settings.py).
+    envvar="CONV_TASKS_TENANT",
+    default="default",
+    show_default=True,
+    show_envvar=True,
     help="Tenant whose stacks to act on.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
