@@ -64,3 +64,10 @@ MAX_PATTERN_WORK = 100_000_000
 # One problem of a refusal (its path, its message), in characters: a refusal must not
 # carry a huge input back to the sender.
 MAX_PROBLEM_CHARS = 1000
+
+# A wait condition's timeout, in seconds: Heat's bound (12 hours).
+MAX_WAIT_CONDITION_SECS = 43200
+# Signals one wait condition handle keeps (distinct ids), and the bytes of one signal's `data`
+# as compact JSON: a handle is a rendezvous for a few hosts, not a data store.
+MAX_WAIT_SIGNALS = 1000
+MAX_WAIT_SIGNAL_DATA_BYTES = 64 * 1024

@@ -60,6 +60,7 @@ def action_context(
         now=now,
         sandbox=env.sandbox,
         deployments=env.deployments,
+        wait_handles=env.wait_handles,
     )
 
 

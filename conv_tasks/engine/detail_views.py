@@ -3,8 +3,9 @@
 Like conv_tasks.engine.views, which this builds on, hidden parameter values
 never leave this module: a property whose template value reads a hidden
 parameter (or an attribute of a resource derived from one) is masked whole,
-so are all the attributes of such a resource, and every other value goes
-through the stack's redactor. With no template to judge by, nothing is shown.
+so are all the attributes of such a resource and every secret attribute (a
+wait condition handle's token), and every other value goes through the
+stack's redactor. With no template to judge by, nothing is shown.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ def show_resource(
                 attributes = _mask_all(attributes)
             else:
                 attributes = redact.value(attributes)
+            secret = definition.secret_attributes.get(name, frozenset())  # type: ignore[union-attr]
+            attributes = {
+                key: MASK if key in secret and value is not None else value
+                for key, value in attributes.items()
+            }
         events = event_repo.list_events(session, stack.id, resource_name=name)
         data = _resource(head, redact)
         if definition is not None:

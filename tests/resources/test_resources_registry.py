@@ -33,6 +33,8 @@ BUILTIN_NAMES = [
     "OS::Heat::TestResource",
     "OS::Heat::TestResourceOld",
     "OS::Heat::Value",
+    "OS::Heat::WaitCondition",
+    "OS::Heat::WaitConditionHandle",
 ]
 
 
