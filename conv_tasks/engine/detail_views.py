@@ -23,12 +23,14 @@ from conv_tasks.engine.redact import MASK
 from conv_tasks.engine.views import _resource, _time, redactor_for, stack_definition
 from conv_tasks.errors import NotFound
 from conv_tasks.template.functions import iter_calls
+from conv_tasks.template.model import reads_secret_attribute
 
 RECENT_EVENTS = 20
 
 
 def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str] | None:
-    """The properties of `name` whose template values derive from a hidden parameter;
+    """The properties of `name` whose template values derive from a hidden parameter (or
+    read a secret attribute);
     None when all of them must be masked (a resource the template does not name)."""
     if name not in definition.hidden_resources:
         return frozenset()
@@ -40,8 +42,11 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
     for key, value in snippet.properties.items():
         for function, args in iter_calls(value):
             target = args[0] if isinstance(args, list) and args else args
-            if (function == "get_param" and target in hidden) or (
-                function == "get_attr" and target in definition.hidden_resources
+            secret = definition.secret_attributes.get(target, frozenset())
+            if (
+                (function == "get_param" and target in hidden)
+                or (function == "get_attr" and target in definition.hidden_resources)
+                or (function == "get_attr" and reads_secret_attribute(args, secret))
             ):
                 masked.add(key)
                 break

@@ -126,7 +126,9 @@ class Template:
                     name == "get_attr" and target in resources
                 ):
                     return True
-                if name == "get_attr" and _reads_secret(args, secrets.get(target, frozenset())):
+                if name == "get_attr" and reads_secret_attribute(
+                    args, secrets.get(target, frozenset())
+                ):
                     return True
             return False
 
@@ -165,7 +167,7 @@ class ResolvedResource:
     definition_hash: str
 
 
-def _reads_secret(args: Any, secret: frozenset[str]) -> bool:
+def reads_secret_attribute(args: Any, secret: frozenset[str]) -> bool:
     """Whether get_attr `args` reads one of the `secret` attributes (or, naming no attribute,
     all of them)."""
     if not secret or not isinstance(args, list):
