@@ -181,3 +181,22 @@ def test_bad_signals_are_refused_and_change_nothing(client: Client) -> None:
     with pytest.raises(NotFound) as gone:
         client.signal_wait_condition(given["handle"], given["token"], {})
     assert "was deleted" in str(gone.value)
+
+
+def test_an_update_that_replaces_the_handle_refuses_the_old_token(client: Client) -> None:
+    stack_id = client.create("wait-replace", _template())["stack_id"]
+    old = _host_signal(stack_id)
+    assert _send(client, old, {"data": "first"})["ok"]
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+
+    replaced = _template()
+    replaced["resources"]["handle"]["properties"] = {"signal_transport": "NO_SIGNAL"}
+    client.update(stack_id, replaced)
+    assert _status_soon(client, stack_id) == "UPDATE_IN_PROGRESS"  # a new wait, a new handle
+    assert client.signal(stack_id, "handle", {"data": "second"})["ok"]
+    assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
+    assert json.loads(client.outputs(stack_id)["data"]["value"]) == {"1": "second"}
+
+    with pytest.raises(NotFound) as gone:
+        client.signal_wait_condition(old["handle"], old["token"], {})
+    assert "an update replaced or removed it" in str(gone.value)
