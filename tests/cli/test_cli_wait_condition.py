@@ -40,7 +40,7 @@ def test_curl_cli_with_data_binary_signals_the_handle(workers: Any) -> None:
             "host": test_resource(
                 {
                     "str_replace": {
-                        "template": "wc_notify --data-binary '{\"status\": \"SUCCESS\"}'",
+                        "template": 'wc_notify --data-binary \'{"status": "SUCCESS"}\'',
                         "params": {"wc_notify": {"get_attr": ["handle", "curl_cli"]}},
                     }
                 }
