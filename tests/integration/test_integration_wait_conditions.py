@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 from integration_support import sandbox_objects, template, test_resource
+from jsonschema import Draft202012Validator
 
 from conv_tasks.client import Client
 from conv_tasks.errors import InvalidInput, NotAuthorized, NotFound
+from conv_tasks.tasks.contracts import contracts
 
 SIGNAL_TASK = "conv_tasks.wait_condition.signal"
 
@@ -61,6 +63,8 @@ def _send(client: Client, given: dict[str, Any], details: dict[str, Any]) -> dic
     kwargs = {"handle": given["handle"], "token": given["token"], "details": details}
     result = client.app.send_task(given["task"], kwargs=kwargs).get(timeout=30)
     assert isinstance(result, dict)
+    schema = Draft202012Validator(contracts(SIGNAL_TASK)[SIGNAL_TASK]["result"])
+    assert not list(schema.iter_errors(result)), result
     return result
 
 
