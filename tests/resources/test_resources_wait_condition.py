@@ -27,11 +27,13 @@ def _ctx(store: MemoryWaitHandles, resource: type, **kwargs: Any) -> ActionConte
 
 
 def _handle(store: MemoryWaitHandles, **properties: Any) -> tuple[str, dict[str, Any]]:
+    plugin = WaitConditionHandleResource()
     ctx = _ctx(store, WaitConditionHandleResource, properties=properties, name="handle")
-    progress = WaitConditionHandleResource().create(ctx)
-    assert progress.done and progress.physical_id is not None
-    done = replace(ctx, physical_id=progress.physical_id, data=dict(progress.data))
-    return progress.physical_id, dict(WaitConditionHandleResource().attributes(done))
+    progress = plugin.create(ctx)
+    assert not progress.done and progress.physical_id is not None
+    ctx = replace(ctx, physical_id=progress.physical_id, data=dict(progress.data))
+    assert plugin.check_create(ctx).done
+    return progress.physical_id, dict(plugin.attributes(ctx))
 
 
 def _wait_ctx(store: MemoryWaitHandles, handle: str, **kwargs: Any) -> ActionContext:
@@ -57,6 +59,21 @@ def test_handle_keeps_only_the_hash_of_its_token_and_gives_it_in_its_attributes(
         "handle": handle_id,
         "token": token,
     }
+
+
+def test_the_handle_takes_the_hash_only_of_the_token_the_engine_recorded() -> None:
+    store = MemoryWaitHandles()
+    plugin = WaitConditionHandleResource()
+    ctx = _ctx(store, WaitConditionHandleResource, name="handle")
+    first, raced = plugin.create(ctx), plugin.create(ctx)  # two runs of the step, one lease
+    assert first.data["token"] != raced.data["token"] and not store.handles
+    recorded = replace(ctx, physical_id=first.physical_id, data=dict(first.data))
+    assert plugin.create(recorded).data == first.data  # the step again keeps its token
+    assert plugin.check_create(recorded).done
+    assert plugin.check_create(recorded).done
+    held = store.handles[str(first.physical_id)]
+    assert matches(first.data["token"], held.credential_hash)
+    assert not matches(raced.data["token"], held.credential_hash)
 
 
 def test_a_repeated_create_keeps_the_handles_id_and_signals() -> None:

@@ -95,13 +95,34 @@ class WaitConditionHandleResource(ResourceType):
     secret_attributes: ClassVar[frozenset[str]] = frozenset({"token", "curl_cli", "signal"})
 
     def create(self, ctx: ActionContext) -> Progress:
+        """Make the token and have the engine record it (under the node's lease) before the
+        handle takes its hash in check_create: two runs of this step racing each other (a
+        lease that ran out) can then never leave the handle with the hash of a token that
+        the resource does not hold."""
         handle_id = ctx.physical_id or token_physical_id(ctx.idempotency_token)
-        token = None
-        if ctx.properties.get("signal_transport", TOKEN_SIGNAL) == TOKEN_SIGNAL:
+        token = ctx.data.get(_TOKEN_KEY)
+        if not isinstance(token, str) and self._uses_token(ctx):
             token = new_credential()
-        hashed = None if token is None else credential_hash(token)
-        wait_handle_store(ctx).create_handle(handle_id, ctx.stack_id, ctx.resource_name, hashed)
-        return Progress(done=True, physical_id=handle_id, data={_TOKEN_KEY: token})
+        return Progress(
+            done=False, physical_id=handle_id, data={_TOKEN_KEY: token}, poll_after=0.05
+        )
+
+    def check_create(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is None:
+            raise ResourceFailure(
+                f"Resource {ctx.resource_name}: the handle was never made",
+                resource=ctx.resource_name,
+                action=ctx.action,
+            )
+        token = ctx.data.get(_TOKEN_KEY)
+        hashed = credential_hash(token) if isinstance(token, str) else None
+        store = wait_handle_store(ctx)
+        store.create_handle(ctx.physical_id, ctx.stack_id, ctx.resource_name, hashed)
+        return Progress(done=True)
+
+    @staticmethod
+    def _uses_token(ctx: ActionContext) -> bool:
+        return ctx.properties.get("signal_transport", TOKEN_SIGNAL) == TOKEN_SIGNAL
 
     def delete(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is not None:
