@@ -119,7 +119,14 @@ class StackDefinition:
         """A failure reason about `resource` as a user may see it: withheld whole if the
         resource's properties derive from a hidden parameter."""
         if resource in self.hidden_resources:
-            return f"details withheld: the properties of {resource} derive from hidden parameters"
+            source = "hidden parameters"
+            if self.secret_attributes:
+                source = (
+                    "hidden parameters or secret attributes"
+                    if self.template.hidden_parameters()
+                    else "secret attributes (a wait condition handle's token)"
+                )
+            return f"details withheld: the properties of {resource} derive from {source}"
         return self.redact(text)
 
 

@@ -237,3 +237,8 @@ def test_whatever_reads_the_token_is_hidden_and_the_data_is_not() -> None:
     assert definition.hidden_resources == frozenset({"host", "downstream"})
     assert definition.hidden_outputs == frozenset({"token", "signal"})
     assert definition.secret_attributes == {"h": frozenset({"token", "curl_cli", "signal"})}
+    assert definition.reason("downstream", "failed with value abc") == (
+        "details withheld: the properties of downstream derive from secret attributes "
+        "(a wait condition handle's token)"
+    )
+    assert definition.reason("w", "timed out") == "timed out"
