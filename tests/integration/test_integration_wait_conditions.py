@@ -204,3 +204,18 @@ def test_an_update_that_replaces_the_handle_refuses_the_old_token(client: Client
     with pytest.raises(NotFound) as gone:
         client.signal_wait_condition(old["handle"], old["token"], {})
     assert "an update replaced or removed it" in str(gone.value)
+
+
+def test_a_signal_sent_before_the_wait_began_counts(client: Client) -> None:
+    early = _template()
+    early["resources"]["slow"] = test_resource("slow", wait_secs=4)
+    early["resources"]["wait"]["depends_on"] = ["slow"]
+    stack_id = client.create("wait-early", early)["stack_id"]
+    given = _host_signal(stack_id)
+    assert _send(client, given, {"id": "early", "data": "before"})["ok"]
+    # The wait depends on `slow`, still at work: it has not begun waiting.
+    states = {r["name"]: r["status"] for r in client.resources(stack_id)}
+    assert states["slow"] == "CREATE_IN_PROGRESS", states
+    assert states.get("wait") != "CREATE_IN_PROGRESS", states
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    assert json.loads(client.outputs(stack_id)["data"]["value"]) == {"early": "before"}
