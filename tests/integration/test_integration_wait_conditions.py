@@ -219,3 +219,15 @@ def test_a_signal_sent_before_the_wait_began_counts(client: Client) -> None:
     assert states.get("wait") != "CREATE_IN_PROGRESS", states
     assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
     assert json.loads(client.outputs(stack_id)["data"]["value"]) == {"early": "before"}
+
+
+def test_deleting_a_stack_that_waits_stops_the_wait(client: Client) -> None:
+    stack_id = client.create("wait-deleted", _template(timeout=600))["stack_id"]
+    given = _host_signal(stack_id)
+    assert _status_soon(client, stack_id) == "CREATE_IN_PROGRESS"
+    started = time.monotonic()
+    client.delete(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "DELETE_COMPLETE"
+    assert time.monotonic() - started < 30
+    with pytest.raises(NotFound, match="was deleted"):
+        client.signal_wait_condition(given["handle"], given["token"], {})
