@@ -8,6 +8,7 @@ and signals with a plain send_task of conv_tasks.wait_condition.signal.
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -231,3 +232,34 @@ def test_deleting_a_stack_that_waits_stops_the_wait(client: Client) -> None:
     assert time.monotonic() - started < 30
     with pytest.raises(NotFound, match="was deleted"):
         client.signal_wait_condition(given["handle"], given["token"], {})
+
+
+def test_the_token_never_reaches_task_events(client: Client) -> None:
+    """A plain send_task writes the full arguments as kwargsrepr; the worker shows its own
+    summary (the handle's id) instead."""
+    seen: list[str] = []
+    stop = threading.Event()
+
+    def listen() -> None:
+        with client.app.connection_for_read() as conn:
+            receiver = client.app.events.Receiver(
+                conn, handlers={"*": lambda event: seen.append(repr(event))}
+            )
+            for _ in receiver.consume(limit=None, timeout=1, wakeup=True):
+                if stop.is_set():
+                    break
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    time.sleep(1.0)
+    stack_id = client.create("wait-events", _template())["stack_id"]
+    given = _host_signal(stack_id)
+    assert _send(client, given, {"reason": "quiet", "data": "d"})["ok"]
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    time.sleep(1.5)  # the last events are on their way
+    stop.set()
+    listener.join(timeout=15)
+    assert not listener.is_alive()
+    text = "\n".join(seen)
+    assert SIGNAL_TASK in text and given["handle"] in text
+    assert given["token"] not in text
