@@ -34,7 +34,7 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
     )
 }
 # Fields whose values monitors never see (credentials, signal details); parameters show names.
-_HIDDEN_FIELDS = ("credential", "details")
+_HIDDEN_FIELDS = ("credential", "details", "token")
 # Tasks whose results hold a credential: removed from the result backend once read.
 _SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
 
@@ -83,6 +83,9 @@ class Client:
     def call(self, task: str, **kwargs: Any) -> dict[str, Any]:
         """Send one public task and return its JSON result, raising if it was refused."""
         payload = {"tenant": self.tenant, **{k: v for k, v in kwargs.items() if v is not None}}
+        return self._send(task, payload)
+
+    def _send(self, task: str, payload: dict[str, Any]) -> dict[str, Any]:
         # Monitors (Flower, task events, logs) see parameter names, never their values:
         # some may be hidden, and only the engine knows which.
         shown = {**payload}
@@ -201,6 +204,15 @@ class Client:
         return self.call(
             "conv_tasks.template.validate", template=template, parameters=dict(parameters or {})
         )
+
+    # ------------------------------------------------------- wait conditions
+    def signal_wait_condition(
+        self, handle: str, token: str, details: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Signal a wait condition handle as a host does: with its token, not the tenant.
+        `details`: {status: SUCCESS|FAILURE, reason, data, id}, each optional."""
+        payload = {"handle": handle, "token": token, "details": dict(details or {})}
+        return self._send("conv_tasks.wait_condition.signal", payload)
 
     # ---------------------------------------------------------- deployments
     def deployment_credential(

@@ -68,3 +68,9 @@ MAX_PROBLEM_CHARS = 1000
 # Nested stacks inside each other below a stack a user made (Heat's max_nested_stack_depth):
 # a template that includes itself, directly or not, is refused at this depth.
 MAX_NESTING_DEPTH = 5
+# A wait condition's timeout, in seconds: Heat's bound (12 hours).
+MAX_WAIT_CONDITION_SECS = 43200
+# Signals one wait condition handle keeps (distinct ids), and the bytes of one signal's `data`
+# as compact JSON: a handle is a rendezvous for a few hosts, not a data store.
+MAX_WAIT_SIGNALS = 1000
+MAX_WAIT_SIGNAL_DATA_BYTES = 64 * 1024

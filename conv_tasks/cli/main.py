@@ -18,6 +18,7 @@ from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
+from conv_tasks.cli.wait_condition import wait_condition
 from conv_tasks.limits import MAX_NESTING_DEPTH
 
 
@@ -64,6 +65,7 @@ def cli(ctx: click.Context, tenant: str, as_json: bool, timeout: float) -> None:
 
 
 cli.add_command(deployment)
+cli.add_command(wait_condition)
 
 
 cli.add_command(agent_command)

@@ -63,6 +63,7 @@ def action_context(
         deployments=env.deployments,
         children=EngineChildStacks(env),
         deadline=version.action_deadline.timestamp() if version.action_deadline else None,
+        wait_handles=env.wait_handles,
     )
 
 

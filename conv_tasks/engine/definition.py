@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conv_tasks.engine.cache import ByteBoundedCache
@@ -51,6 +51,9 @@ class StackDefinition:
     # Resources and outputs whose values may derive from hidden parameters: masked whole.
     hidden_resources: frozenset[str] = frozenset()
     hidden_outputs: frozenset[str] = frozenset()
+    # Per resource, the attributes that are credentials (a wait condition handle's token):
+    # never shown, and whatever reads them is in hidden_resources or hidden_outputs.
+    secret_attributes: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -62,7 +65,8 @@ class StackDefinition:
         """Load and check a template and its parameters. Raises with every problem found."""
         template = load_template(source)
         values = validate_parameters(template, parameters)
-        problems, warnings = resource_problems(template, registry or default_registry())
+        registry = registry or default_registry()
+        problems, warnings = resource_problems(template, registry)
         if problems:
             raise TemplateError(problems)
         deps = template.dependencies()
@@ -70,7 +74,12 @@ class StackDefinition:
         if cycle:
             raise CycleError(cycle)
         hidden = [values[name] for name in template.hidden_parameters() if name in values]
-        hidden_resources, hidden_outputs = template.derived_from_hidden()
+        secret_attributes = {
+            name: registry.get(snippet.type).secret_attributes
+            for name, snippet in template.resources.items()
+            if registry.get(snippet.type).secret_attributes
+        }
+        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes)
         return cls(
             template=template,
             parameters=values,
@@ -80,6 +89,7 @@ class StackDefinition:
             warnings=tuple(warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
+            secret_attributes=secret_attributes,
         )
 
     def prepare(
@@ -109,7 +119,14 @@ class StackDefinition:
         """A failure reason about `resource` as a user may see it: withheld whole if the
         resource's properties derive from a hidden parameter."""
         if resource in self.hidden_resources:
-            return f"details withheld: the properties of {resource} derive from hidden parameters"
+            source = "hidden parameters"
+            if self.secret_attributes:
+                source = (
+                    "hidden parameters or secret attributes"
+                    if self.template.hidden_parameters()
+                    else "secret attributes (a wait condition handle's token)"
+                )
+            return f"details withheld: the properties of {resource} derive from {source}"
         return self.redact(text)
 
 

@@ -3,8 +3,9 @@
 Like conv_tasks.engine.views, which this builds on, hidden parameter values
 never leave this module: a property whose template value reads a hidden
 parameter (or an attribute of a resource derived from one) is masked whole,
-so are all the attributes of such a resource, and every other value goes
-through the stack's redactor. With no template to judge by, nothing is shown.
+so are all the attributes of such a resource and every secret attribute (a
+wait condition handle's token), and every other value goes through the
+stack's redactor. With no template to judge by, nothing is shown.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from conv_tasks.engine.redact import MASK
 from conv_tasks.engine.views import _resource, _time, redactor_for, stack_definition
 from conv_tasks.errors import NotFound
 from conv_tasks.template.functions import iter_calls
+from conv_tasks.template.model import reads_secret_attribute
 
 RECENT_EVENTS = 20
 
 
 def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str] | None:
-    """The properties of `name` whose template values derive from a hidden parameter;
+    """The properties of `name` whose template values derive from a hidden parameter (or
+    read a secret attribute);
     None when all of them must be masked (a resource the template does not name)."""
     if name not in definition.hidden_resources:
         return frozenset()
@@ -39,8 +42,11 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
     for key, value in snippet.properties.items():
         for function, args in iter_calls(value):
             target = args[0] if isinstance(args, list) and args else args
-            if (function == "get_param" and target in hidden) or (
-                function == "get_attr" and target in definition.hidden_resources
+            secret = definition.secret_attributes.get(target, frozenset())
+            if (
+                (function == "get_param" and target in hidden)
+                or (function == "get_attr" and target in definition.hidden_resources)
+                or (function == "get_attr" and reads_secret_attribute(args, secret))
             ):
                 masked.add(key)
                 break
@@ -81,6 +87,11 @@ def show_resource(
                 attributes = _mask_all(attributes)
             else:
                 attributes = redact.value(attributes)
+            secret = definition.secret_attributes.get(name, frozenset())  # type: ignore[union-attr]
+            attributes = {
+                key: MASK if key in secret and value is not None else value
+                for key, value in attributes.items()
+            }
         events = event_repo.list_events(session, stack.id, resource_name=name)
         data = _resource(head, redact)
         if definition is not None:

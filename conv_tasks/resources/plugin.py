@@ -20,6 +20,7 @@ from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
+from conv_tasks.waitconditions.store import WaitHandleStore
 
 # How long an action may take when its stack sets no timeout (Heat's default stack timeout).
 DEFAULT_ACTION_TIMEOUT = 3600.0
@@ -77,6 +78,8 @@ class ActionContext:
     # When the action must have finished (epoch seconds), if known: a child stack gets
     # what is left of it as its timeout.
     deadline: float | None = None
+    # Where wait condition handles keep their signals (None where nothing provides one).
+    wait_handles: WaitHandleStore | None = None
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,9 @@ class ResourceType:
     # True if attributes() may give names beyond attributes_schema (they depend on the
     # properties): `template validate` then does not check get_attr against the schema.
     dynamic_attributes: ClassVar[bool] = False
+    # Attributes whose values are credentials: whatever reads one is masked like a value
+    # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
+    secret_attributes: ClassVar[frozenset[str]] = frozenset()
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()
