@@ -90,6 +90,15 @@ class ParameterError(InvalidInput):
         super().__init__(problems, what="parameters")
 
 
+class InvalidEnvironment(InvalidInput):
+    """An environment (or the files map beside it) is malformed or names what is not there."""
+
+    code = "invalid_environment"
+
+    def __init__(self, problems: Sequence[Problem] | str) -> None:
+        super().__init__(problems, what="environment")
+
+
 class PayloadError(InvalidInput):
     """A task payload sent by another service is malformed."""
 
