@@ -55,7 +55,7 @@ REFUSED_RESOURCE_KEYS = {
     "restricted_actions": "restricted actions are not supported",
 }
 # A registry value that names a template file is a provider template, as in Heat.
-PROVIDER_SUFFIXES = (".yaml", ".yml", ".template")
+PROVIDER_SUFFIXES = (".yaml", ".template")
 
 
 @dataclass(frozen=True)
