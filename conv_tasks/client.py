@@ -300,6 +300,11 @@ class Client:
         """The stack's current template as stored (hidden parameters' defaults masked)."""
         return dict(self.call("conv_tasks.stack.template", stack=stack)["template"])
 
+    def environment(self, stack: str) -> dict[str, Any]:
+        """The environment the stack's current template was stored with, merged from those
+        its requests gave (hidden parameters' values masked)."""
+        return dict(self.call("conv_tasks.stack.template", stack=stack)["environment"])
+
     def wait(
         self,
         stack: str,

@@ -95,6 +95,9 @@ def test_create_with_two_environments_sends_them_and_the_files(
     }
     shown = json.loads(run(who, "--json", "stack", "show", "web").stdout)
     assert shown["parameters"] == {"label": "from-prod", "length": 7}
+    printed = run(who, "template", "show", "web", "--environment", "-f", "json")
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout) == row.environment
 
     # Without the environments, an update would refuse the unknown alias; with --existing
     # the stack's own environment is kept and one more merged on top.

@@ -78,6 +78,7 @@ def test_two_environments_then_a_patch_then_a_replacement(client: Client) -> Non
     assert shown["parameters"]["label"] == "from-env"
     assert shown["parameters"]["password"] != "env-password-value"
     assert "env-password-value" not in str(client.call("conv_tasks.stack.template", stack="envs"))
+    assert client.environment("envs")["parameters"] == {"label": "from-env", "password": "******"}
 
     # No new template: the stored environment and files stay, patched with the one given.
     client.update("envs", environment=[{"parameters": {"label": "patched"}}])
