@@ -80,7 +80,9 @@ def validate_template(
     problems.extend(_environment_problems(template, inputs.environment))
     problems.extend(_parameter_problems(template, parameters or {}))
     found, warnings = resource_problems(template, registry)
-    problems.extend(found)
+    # A provider resource's type is a template, not a plugin: reported above, once.
+    providers = tuple(f"resources.{name}." for name in mapped.providers)
+    problems.extend(p for p in found if not f"{p.path}.".startswith(providers))
     problems.extend(attribute_problems(template, registry))
     dependencies = template.dependencies()
     order: list[str] = []
