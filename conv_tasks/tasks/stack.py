@@ -25,12 +25,14 @@ ENVIRONMENT = Field(
     "environment",
     (list,),
     default=[],
+    items=(dict, str),
     description="Environments to merge in order (mappings or YAML text); the last wins.",
 )
 FILES = Field(
     "files",
     (dict,),
     default={},
+    items=(str,),
     description="Files the template and environments refer to (get_file, provider "
     "templates): name as written -> text.",
 )
