@@ -21,7 +21,7 @@ TEMPLATE = template(
     parameters={
         "length": {"type": "number"},
         "label": {"type": "string", "default": "from-template"},
-        "password": {"type": "string", "hidden": True, "default": "x"},
+        "password": {"type": "string", "hidden": True, "default": "template-password-default"},
     },
     outputs={"token": {"value": {"get_attr": ["token", "value"]}}},
 )
