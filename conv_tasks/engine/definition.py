@@ -1,7 +1,9 @@
 """A stack's desired state: a loaded template with its effective parameters.
 
-Raw templates never change once stored, so a definition is built once per
-template id per process and kept in a cache bounded in bytes.
+The template's resource types are those after its environment's resource_registry, and
+its parameters are those given, then the environment's, then the template's defaults.
+Raw templates (with their environment and files) never change once stored, so a
+definition is built once per template id per process and kept in a cache bounded in bytes.
 """
 
 from __future__ import annotations
