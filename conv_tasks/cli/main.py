@@ -302,7 +302,12 @@ def stack_update(
 @environment_option
 @param_option
 @param_json_option
-@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@click.option(
+    "--existing",
+    is_flag=True,
+    help="Keep the parameters, environment and files the stack already has (patched with "
+    "those given).",
+)
 @pass_ctx
 def stack_preview(
     ctx: Context,
