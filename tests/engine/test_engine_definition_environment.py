@@ -138,3 +138,13 @@ def test_an_update_keeps_or_replaces_the_environment() -> None:
     replaced = update_inputs(stored_env, stored_files, patch, {"b": "2"}, keep=False)
     assert replaced.environment.registry == {}
     assert replaced.files == {"b": "2"}
+
+
+def test_a_disabled_resource_gives_any_attribute_as_none() -> None:
+    from conv_tasks.resources.builtin.none import NoneResource
+    from conv_tasks.resources.builtin.test_resource import TestResource
+
+    wanted = frozenset({"output", "anything"})
+    assert NoneResource().picked_attributes({}, wanted) == {"output": None, "anything": None}
+    # other types leave out what they do not have
+    assert TestResource().picked_attributes({"output": "x"}, wanted) == {"output": "x"}

@@ -23,7 +23,11 @@ TEMPLATE = template(
         "label": {"type": "string", "default": "from-template"},
         "password": {"type": "string", "hidden": True, "default": "template-password-default"},
     },
-    outputs={"token": {"value": {"get_attr": ["token", "value"]}}},
+    outputs={
+        "token": {"value": {"get_attr": ["token", "value"]}},
+        # OS::Heat::None gives any attribute, as None: disabling a resource breaks no reader
+        "extra": {"value": {"get_attr": ["extra", "output"]}},
+    },
 )
 DEFAULTS = {
     "parameter_defaults": {"length": 6, "label": "from-defaults", "used_elsewhere": 1},
@@ -70,6 +74,7 @@ def test_two_environments_then_a_patch_then_a_replacement(client: Client) -> Non
     }
     assert _values(stack_id) == {"from-env"}  # the disabled resource made nothing
     assert len(client.outputs("envs")["token"]["value"]) == 6  # from parameter_defaults
+    assert client.outputs("envs")["extra"]["value"] is None
     environment, files = _stored(client, "envs")
     assert files == {"motd.txt": "hello"}
     assert environment["parameters"] == {"label": "from-env", "password": "env-password-value"}
@@ -100,6 +105,7 @@ def test_two_environments_then_a_patch_then_a_replacement(client: Client) -> Non
     live = _live(stack_id)
     assert live["extra"].type == "OS::Heat::TestResource"  # no longer disabled: replaced
     assert _values(stack_id) == {"explicit", "extra"}
+    assert client.outputs("envs")["extra"]["value"] == "extra"
     environment, files = _stored(client, "envs")
     assert "parameters" not in environment and files == {}
 
