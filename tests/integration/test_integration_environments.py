@@ -145,3 +145,27 @@ def test_validate_and_preview_use_the_mapped_types(client: Client) -> None:
     assert [e["path"] for e in unmapped["errors"]] == ["resources.token.type"]
     preview = client.preview("not-yet", TEMPLATE, environment=[DEFAULTS, OVERRIDES])
     assert {r["name"]: r["type"] for r in preview["resources"]}["extra"] == "OS::Heat::None"
+
+
+def test_a_failed_update_rolls_back_to_the_old_environment(client: Client) -> None:
+    source = template(
+        {
+            "token": {"type": "My::Token", "properties": {"length": 5}},
+            "gate": test_resource("gate", fail={"get_param": "broken"}),
+        },
+        parameters={"broken": {"type": "boolean", "default": False}},
+    )
+    before = {"resource_registry": {"My::Token": "OS::Heat::RandomString"}}
+    stack_id = client.create("rolls", source, environment=[before])["stack_id"]
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    after = {
+        "parameters": {"broken": True},
+        "resource_registry": {"My::Token": "OS::Heat::None"},
+    }
+    client.update("rolls", source, environment=[after])
+    final = client.wait(stack_id, timeout=90)
+    assert final["status"] == "ROLLBACK_COMPLETE", final
+    # The template rolled back to is built with the environment stored beside it.
+    assert _live(stack_id)["token"].type == "OS::Heat::RandomString"
+    environment, _ = _stored(client, "rolls")
+    assert environment == before
