@@ -37,6 +37,19 @@ MAX_TEMPLATE_DEPTH = 100
 MAX_TEMPLATE_VALUES = 200_000
 MAX_YAML_ALIASES = 100
 
+# Environments (README "Environments"): how many one request may merge, and each one's size
+# as sent (YAML text in UTF-8, a mapping as compact JSON); type mappings a resource's type
+# may pass through before it reaches a type (an alias of an alias of ...).
+MAX_ENVIRONMENTS = 100
+MAX_ENVIRONMENT_BYTES = 1024 * 1024
+MAX_TYPE_MAPPINGS = 10
+
+# The files map (get_file contents and provider templates): how many files, their text
+# together in UTF-8 bytes, and each file name in characters (a path or a file:// URL).
+MAX_FILES = 1000
+MAX_FILES_BYTES = 2 * 1024 * 1024
+MAX_FILE_NAME_CHARS = 1024
+
 # Resources a template may declare (the engine benchmark walks 10,000).
 MAX_RESOURCES = 10_000
 

@@ -35,7 +35,8 @@ class Base(DeclarativeBase):
 
 
 class RawTemplate(Base):
-    """A template as the user gave it, with its parameters and files. Immutable once written."""
+    """A template as the user gave it, with its parameters, environment and files. Immutable
+    once written."""
 
     __tablename__ = "raw_template"
 
@@ -43,6 +44,10 @@ class RawTemplate(Base):
     template: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False)
     parameters: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
     files: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    # The environments of the request, merged (conv_tasks.template.environment; migration 0006).
+    environment: Mapped[dict[str, Any]] = mapped_column(
+        JsonB, nullable=False, default=dict, server_default=text("'{}'")
+    )
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()
     )

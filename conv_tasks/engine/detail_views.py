@@ -117,7 +117,8 @@ def show_resource(
 
 
 def show_template(tenant: str, ref: str) -> dict[str, Any]:
-    """The stack's current template as stored, with hidden parameters' defaults masked."""
+    """The stack's current template and merged environment as stored, with hidden
+    parameters' defaults and values masked, and the names of its files."""
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, ref)
         template_id = stack.raw_template_id or stack.prev_raw_template_id
@@ -137,8 +138,18 @@ def show_template(tenant: str, ref: str) -> dict[str, Any]:
                 )
                 for key, schema in parameters.items()
             }
+        environment = {
+            section: (
+                {k: MASK if k in hidden else v for k, v in values.items()}
+                if section in ("parameters", "parameter_defaults") and isinstance(values, dict)
+                else values
+            )
+            for section, values in (raw.environment or {}).items()
+        }
         return {
             "stack_id": stack.id,
             "template_id": template_id,
             "template": redactor_for(definition).value(document),
+            "environment": redactor_for(definition).value(environment),
+            "files": sorted(raw.files or {}),
         }

@@ -105,6 +105,9 @@ class ResourceType:
     # Attributes whose values are credentials: whatever reads one is masked like a value
     # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
     secret_attributes: ClassVar[frozenset[str]] = frozenset()
+    # True if every attribute name resolves, to None when the plugin has no value for it
+    # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
+    any_attribute: ClassVar[bool] = False
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()
@@ -164,6 +167,13 @@ class ResourceType:
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         """Every attribute's current value; by default what the plugin kept under its name."""
         return {name: ctx.data.get(name) for name in self.attributes_schema}
+
+    def picked_attributes(
+        self, values: Mapping[str, Any], wanted: frozenset[str]
+    ) -> dict[str, Any]:
+        """The wanted attributes out of `values`, those without one left out (or None, for
+        a type with any_attribute)."""
+        return {k: values.get(k) for k in wanted if k in values or self.any_attribute}
 
     def reference(self, ctx: ActionContext) -> str | None:
         return ctx.physical_id

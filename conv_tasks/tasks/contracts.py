@@ -89,6 +89,7 @@ REFUSAL: dict[str, Any] = {
         "error": {
             "type": "string",
             "description": "A code: invalid_payload, invalid_template, invalid_parameters, "
+            "invalid_environment, "
             "dependency_cycle, not_found, not_supported, conflict, lost_race, not_authorized.",
         },
         "message": _STRING,
