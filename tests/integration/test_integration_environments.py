@@ -126,11 +126,11 @@ def test_a_bad_environment_is_refused_by_path_and_changes_nothing(client: Client
         client.create(
             "refused",
             TEMPLATE,
-            environment=[{"resource_registry": {"My::Token": "token.yaml"}}],
-            files={"token.yaml": "heat_template_version: 2018-08-31\n"},
+            environment=[DEFAULTS, {"resource_registry": {"My::Token": "token.yaml"}}],
+            files={"token.yaml": "heat_template_version: 2018-08-31\nresources: 3\n"},
         )
     assert [p.path for p in exc.value.problems] == ["resources.token.type"]
-    assert "token.yaml" in str(exc.value)
+    assert "token.yaml" in str(exc.value) and "does not load" in str(exc.value)
     with pytest.raises(NotFound):
         client.get("refused")
 
