@@ -19,9 +19,12 @@ from conv_tasks.resources import Registry, ResourceType, default_registry, prepa
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.settings import get_settings
 from conv_tasks.template import (
+    ALL_ATTRIBUTES,
     ResolvedResource,
     ResourceData,
     Template,
+    apply_conditions,
+    apply_facade,
     load_template,
     resolve_outputs,
     resolve_resource,
@@ -58,11 +61,21 @@ class StackDefinition:
         source: str | Mapping[str, Any],
         parameters: Mapping[str, Any],
         registry: Registry | None = None,
+        *,
+        files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> StackDefinition:
-        """Load and check a template and its parameters. Raises with every problem found."""
-        template = load_template(source)
+        """Load and check a template and its parameters. Raises with every problem found.
+
+        files: the text of the files get_file names. facade: the definition of the parent
+        resource (metadata, deletion_policy, update_policy) when the template is used as a
+        nested stack or provider, for resource_facade. Conditions are decided here, from
+        the parameter values, before dependencies are computed."""
+        registry = registry or default_registry()
+        template = load_template(source, files=files)
         values = validate_parameters(template, parameters)
-        problems, warnings = resource_problems(template, registry or default_registry())
+        template = apply_facade(apply_conditions(template, values), facade)
+        problems, warnings = resource_problems(template, registry)
         if problems:
             raise TemplateError(problems)
         deps = template.dependencies()
@@ -76,7 +89,7 @@ class StackDefinition:
             parameters=values,
             redact=Redactor(hidden),
             dependencies=deps,
-            attributes_needed=template.attributes_needed(),
+            attributes_needed=_attributes_needed(template, registry),
             warnings=tuple(warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
@@ -113,6 +126,17 @@ class StackDefinition:
         return self.redact(text)
 
 
+def _attributes_needed(template: Template, registry: Registry) -> dict[str, frozenset[str]]:
+    """template.attributes_needed with get_attr [resource] read as every attribute of the
+    resource's type (a type with dynamic attributes gives what it has)."""
+    needed = template.attributes_needed()
+    for name, attributes in needed.items():
+        if ALL_ATTRIBUTES in attributes:
+            schema = registry.get(template.resources[name].type).attributes_schema
+            needed[name] = (attributes - {ALL_ATTRIBUTES}) | frozenset(schema)
+    return needed
+
+
 # What a definition costs in memory, per byte of its template's and parameters' JSON text,
 # plus a fixed part: an upper bound measured with tracemalloc over chains, fans and templates
 # full of intrinsic functions (tests/engine/test_engine_definition_cache.py holds it to that).
@@ -141,9 +165,10 @@ class Definitions:
         return self._cache.used
 
     def get(
-        self, template_id: int, load: Callable[[int], tuple[str, str] | None]
+        self, template_id: int, load: Callable[[int], tuple[str, str, str] | None]
     ) -> StackDefinition:
-        """The definition of a stored template; `load` gives its JSON text on a miss.
+        """The definition of a stored template; `load` gives the JSON text of its template,
+        parameters and files on a miss.
 
         NotFound if the template is gone (its stack moved on and it was collected).
         """
@@ -153,9 +178,15 @@ class Definitions:
         loaded = load(template_id)
         if loaded is None:
             raise NotFound(f"Template {template_id} not found.")
-        template_text, parameters_text = loaded
-        definition = StackDefinition.build(json.loads(template_text), json.loads(parameters_text))
-        self._cache.put(template_id, definition, definition_weight(template_text, parameters_text))
+        template_text, parameters_text, files_text = loaded
+        files = json.loads(files_text)
+        definition = StackDefinition.build(
+            json.loads(template_text), json.loads(parameters_text), files=files
+        )
+        weight = definition_weight(template_text, parameters_text)
+        if files:
+            weight += BYTES_PER_JSON_BYTE * len(files_text)
+        self._cache.put(template_id, definition, weight)
         return definition
 
     def remember(
@@ -164,20 +195,28 @@ class Definitions:
         definition: StackDefinition,
         template: Mapping[str, Any],
         parameters: Mapping[str, Any],
+        files: Mapping[str, str] | None = None,
     ) -> None:
         """Keep a definition just built for a template just stored."""
         weight = definition_weight(json.dumps(template), json.dumps(parameters))
+        if files:
+            weight += BYTES_PER_JSON_BYTE * len(json.dumps(files))
         self._cache.put(template_id, definition, weight)
 
     def of(
-        self, template_id: int, template: Mapping[str, Any], parameters: Mapping[str, Any]
+        self,
+        template_id: int,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        files: Mapping[str, str] | None = None,
     ) -> StackDefinition:
-        """The definition of a stored template whose row the caller has already read."""
+        """The definition of a stored template whose row the caller has already read
+        (pass its files: get_file reads them)."""
         found = self._cache.get(template_id)
         if found is not None:
             return found
-        definition = StackDefinition.build(template, parameters)
-        self.remember(template_id, definition, template, parameters)
+        definition = StackDefinition.build(template, parameters, files=files)
+        self.remember(template_id, definition, template, parameters, files)
         return definition
 
 

@@ -166,7 +166,7 @@ def update_stack(
 
 def _empty_template_id(env: EngineEnv, session: Session) -> tuple[int, StackDefinition]:
     raw = template_repo.add_template(session, dict(EMPTY_TEMPLATE), {})
-    return raw.id, env.definitions.of(raw.id, raw.template, raw.parameters)
+    return raw.id, env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
 
 
 def delete_stack(env: EngineEnv, *, tenant: str, stack_ref: str) -> dict[str, Any]:
@@ -221,7 +221,7 @@ def rollback_stack(
         if stack.prev_raw_template_id is not None:
             raw = template_repo.get_template(session, stack.prev_raw_template_id)
             template_id = raw.id
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+            definition = env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
         else:
             template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal if expected is None else expected
@@ -307,7 +307,7 @@ def restart_traversal(env: EngineEnv, stack_id: str, expected: str, reason: str)
             if stack.current_traversal != expected or stack.status != Status.IN_PROGRESS:
                 return None
             raw = template_repo.get_template(session, stack.raw_template_id or 0)
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+            definition = env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
             started = begin(
                 env,
                 session,

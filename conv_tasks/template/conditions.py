@@ -1,0 +1,174 @@
+"""The conditions section: checking it when a template is loaded, and deciding each
+condition from parameter values.
+
+Conditions depend only on parameters, so they are decided once per stack definition.
+Pure: it must never look at resources' data or do I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conv_tasks.errors import Problem
+from conv_tasks.template.collection_functions import contains
+from conv_tasks.template.document import join_path
+from conv_tasks.template.function_checks import Scope, check_condition
+from conv_tasks.template.functions import GetParam, function_call, parse_call
+from conv_tasks.template.unresolvable import Unresolvable
+from conv_tasks.template.versions import CONDITIONS_SINCE
+
+_IN_PROGRESS = object()
+
+
+def check_conditions_section(value: Any, scope: Scope) -> list[Problem]:
+    """Every problem with the conditions section: its shape, the functions it uses, the
+    names it refers to and circular definitions."""
+    if value is None:
+        return []
+    if scope.version < CONDITIONS_SINCE:
+        return [
+            Problem(
+                "conditions",
+                f"the conditions section needs heat_template_version {CONDITIONS_SINCE} or "
+                f"later (this template is {scope.version})",
+            )
+        ]
+    if not isinstance(value, Mapping):
+        return [Problem("conditions", "must be a mapping of condition names to definitions")]
+    problems: list[Problem] = []
+    for name, definition in value.items():
+        path = join_path("conditions", name)
+        if not isinstance(definition, bool) and function_call(definition) is None:
+            problems.append(Problem(path, "must be true, false or a condition function"))
+            continue
+        problems.extend(check_condition(definition, path, scope))
+    if not problems:
+        problems.extend(_cycles(value))
+    return problems
+
+
+def condition_names(value: Any) -> list[str]:
+    """The condition names a condition refers to (the arguments of not, and, or)."""
+    found: list[str] = []
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            found.append(item)
+            continue
+        call = function_call(item)
+        if call is None:
+            continue
+        name, args = call
+        if name == "not":
+            todo.append(args)
+        elif name in ("and", "or") and isinstance(args, list):
+            todo.extend(args)
+        elif name in ("equals", "contains") and isinstance(args, list):
+            # Their arguments are values, but may hold condition functions in turn.
+            todo.extend(a for a in args if function_call(a) is not None)
+    return found
+
+
+def _cycles(definitions: Mapping[str, Any]) -> list[Problem]:
+    state: dict[str, int] = {}  # 1: being visited, 2: done
+    problems: list[Problem] = []
+
+    def visit(name: str, trail: list[str]) -> None:
+        if state.get(name) == 2:
+            return
+        if state.get(name) == 1:
+            loop = [*trail[trail.index(name) :], name]
+            problems.append(
+                Problem(join_path("conditions", name), "circular definition: " + " -> ".join(loop))
+            )
+            return
+        state[name] = 1
+        for other in condition_names(definitions[name]):
+            if other in definitions:
+                visit(other, [*trail, name])
+        state[name] = 2
+
+    for name in definitions:
+        if not problems:
+            visit(name, [])
+    return problems
+
+
+class ConditionSet:
+    """Decides conditions from parameter values; each named condition at most once."""
+
+    def __init__(self, definitions: Mapping[str, Any], parameters: Mapping[str, Any]) -> None:
+        self.definitions = definitions
+        self.parameters = parameters
+        self._decided: dict[str, object] = {}
+
+    def enabled(self, condition: Any) -> bool:
+        """Whether a condition (a name, a boolean, None or an expression) holds."""
+        if condition is None:
+            return True
+        if isinstance(condition, bool):
+            return condition
+        if function_call(condition) is not None:
+            result = self._value(condition)
+            if isinstance(result, bool):
+                return result
+            return self.enabled_by_name(result)
+        return self.enabled_by_name(condition)
+
+    def enabled_by_name(self, name: Any) -> bool:
+        if not isinstance(name, str) or name not in self.definitions:
+            raise Unresolvable(f"condition {name!r:.60} is not defined in the conditions section")
+        decided = self._decided.get(name)
+        if decided is _IN_PROGRESS:
+            raise Unresolvable(f"condition '{name}' is defined in terms of itself")
+        if decided is None:
+            self._decided[name] = _IN_PROGRESS
+            result = self._value(self.definitions[name])
+            if not isinstance(result, bool):
+                raise Unresolvable(
+                    f"condition '{name}' must come out true or false, not {result!r:.60}"
+                )
+            self._decided[name] = result
+            decided = result
+        return bool(decided)
+
+    def _value(self, value: Any) -> Any:
+        """A value inside a condition, with its condition functions evaluated."""
+        call = function_call(value)
+        if call is None:
+            if isinstance(value, Mapping):
+                return {k: self._value(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [self._value(v) for v in value]
+            return value
+        name, args = call
+        if name == "get_param":
+            return self._get_param(parse_call(name, args))
+        if name == "equals":
+            return self._value(args[0]) == self._value(args[1])
+        if name == "contains":
+            return contains(self._value(args[0]), self._value(args[1]))
+        if name == "not":
+            return not self.enabled(self._value(args))
+        if name == "and":
+            return all(self.enabled(self._value(item)) for item in args)
+        if name == "or":
+            return any(self.enabled(self._value(item)) for item in args)
+        raise Unresolvable(f"the function '{name}' cannot be used in a condition")
+
+    def _get_param(self, call: Any) -> Any:
+        assert isinstance(call, GetParam)
+        if call.name not in self.parameters:
+            raise Unresolvable(f"parameter '{call.name}' has no value")
+        value = self.parameters[call.name]
+        for key in (self._value(k) for k in call.path):
+            if isinstance(value, Mapping):
+                value = value.get(key, value.get(str(key), "")) if value else ""
+            elif isinstance(value, list) and str(key).lstrip("-").isdigit():
+                index = int(key)
+                value = value[index] if -len(value) <= index < len(value) else ""
+            else:
+                value = ""  # as Heat: a path that leads nowhere gives ""
+        return value
