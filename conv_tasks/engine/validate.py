@@ -33,6 +33,7 @@ def validate_template(
     *,
     registry: Registry | None = None,
     filename: str = "template",
+    files: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
     "dependencies", "types"}. Never raises for a problem of the template or of the values."""
@@ -48,7 +49,7 @@ def validate_template(
             return _result([_error(p, None) for p in exc.problems])
         marks = node_marks(source)
     try:
-        template = load_template(document, filename=filename)
+        template = load_template(document, filename=filename, files=files)
     except ConvTasksError as exc:
         # The checks that need no loaded template still run, so nothing waits for a fix.
         found = _problems(exc) + _type_problems(document, registry)

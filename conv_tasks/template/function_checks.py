@@ -110,7 +110,9 @@ def check_condition(value: Any, path: str, scope: Scope) -> list[Problem]:
         if found or not isinstance(args, list):
             return found
         # Path items may be condition functions themselves.
-        return _check_condition_values(args[1:], call_path, scope)
+        for i, item in enumerate(args[1:], start=1):
+            found.extend(_check_condition_values(item, join_path(call_path, i), scope))
+        return found
     if name == "not":
         return check_condition(args, call_path, scope)
     if name in ("and", "or"):

@@ -67,7 +67,7 @@ def _list_join(args: Any, variant: str) -> None:
             "heat_template_version 2015-10-15 or later"
         )
     for item in lists:
-        if not (isinstance(item, list) or _is_call(item)):
+        if not (item is None or isinstance(item, list) or _is_call(item)):
             raise ArgumentError("every argument after the delimiter must be a list")
 
 
