@@ -89,6 +89,8 @@ def map_replace(source: Any, replacements: Any) -> dict[str, Any]:
         new_key = keys.get(key)
         if new_key is None:
             new_key = key
+        elif not isinstance(new_key, str):
+            raise Unresolvable(f"the replacement of key '{key}' must be a string")
         elif new_key in source_map and new_key != key:
             raise Unresolvable(f"key replacement '{new_key}' collides with a key in the input map")
         elif new_key in result:

@@ -19,6 +19,9 @@ from conv_tasks.template.unresolvable import Unresolvable
 from conv_tasks.template.versions import CONDITIONS_SINCE
 
 _IN_PROGRESS = object()
+# How deep conditions may refer to conditions: deciding them recurses, so a chain longer
+# than this is refused rather than allowed to exhaust the stack.
+MAX_CONDITION_DEPTH = 100
 
 
 def check_conditions_section(value: Any, scope: Scope) -> list[Problem]:
@@ -72,28 +75,37 @@ def condition_names(value: Any) -> list[str]:
 
 
 def _cycles(definitions: Mapping[str, Any]) -> list[Problem]:
-    state: dict[str, int] = {}  # 1: being visited, 2: done
-    problems: list[Problem] = []
-
-    def visit(name: str, trail: list[str]) -> None:
-        if state.get(name) == 2:
-            return
-        if state.get(name) == 1:
-            loop = [*trail[trail.index(name) :], name]
-            problems.append(
-                Problem(join_path("conditions", name), "circular definition: " + " -> ".join(loop))
-            )
-            return
-        state[name] = 1
-        for other in condition_names(definitions[name]):
-            if other in definitions:
-                visit(other, [*trail, name])
-        state[name] = 2
-
-    for name in definitions:
-        if not problems:
-            visit(name, [])
-    return problems
+    """The first circular definition found, as a problem (an iterative depth-first search:
+    a long chain of conditions must not exhaust the stack)."""
+    done: set[str] = set()
+    for start in definitions:
+        if start in done:
+            continue
+        trail = [start]
+        on_trail = {start}
+        pending = [iter(condition_names(definitions[start]))]
+        while pending:
+            following = next(pending[-1], None)
+            if following is None:
+                pending.pop()
+                finished = trail.pop()
+                on_trail.discard(finished)
+                done.add(finished)
+                continue
+            if following not in definitions or following in done:
+                continue
+            if following in on_trail:
+                loop = [*trail[trail.index(following) :], following]
+                return [
+                    Problem(
+                        join_path("conditions", following),
+                        "circular definition: " + " -> ".join(loop),
+                    )
+                ]
+            trail.append(following)
+            on_trail.add(following)
+            pending.append(iter(condition_names(definitions[following])))
+    return []
 
 
 class ConditionSet:
@@ -103,6 +115,7 @@ class ConditionSet:
         self.definitions = definitions
         self.parameters = parameters
         self._decided: dict[str, object] = {}
+        self._depth = 0
 
     def enabled(self, condition: Any) -> bool:
         """Whether a condition (a name, a boolean, None or an expression) holds."""
@@ -124,8 +137,19 @@ class ConditionSet:
         if decided is _IN_PROGRESS:
             raise Unresolvable(f"condition '{name}' is defined in terms of itself")
         if decided is None:
+            if self._depth >= MAX_CONDITION_DEPTH:
+                raise Unresolvable(
+                    f"conditions refer to other conditions more than {MAX_CONDITION_DEPTH} deep"
+                )
             self._decided[name] = _IN_PROGRESS
-            result = self._value(self.definitions[name])
+            self._depth += 1
+            try:
+                result = self._value(self.definitions[name])
+            except Unresolvable:
+                del self._decided[name]  # undecided, not in progress, for the next caller
+                raise
+            finally:
+                self._depth -= 1
             if not isinstance(result, bool):
                 raise Unresolvable(
                     f"condition '{name}' must come out true or false, not {result!r:.60}"

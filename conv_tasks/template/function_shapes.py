@@ -8,6 +8,7 @@ result is checked when it is evaluated. It must never evaluate anything.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -131,7 +132,8 @@ def _integer_like(value: Any) -> bool:
         return False
     if isinstance(value, int):
         return True
-    return isinstance(value, str) and value.strip().lstrip("-").isdigit()
+    # ASCII digits only: int() refuses some characters that str.isdigit() accepts.
+    return isinstance(value, str) and re.fullmatch(r"\s*-?[0-9]{1,18}\s*", value) is not None
 
 
 def _maps(args: Any, variant: str) -> None:

@@ -136,9 +136,14 @@ def digest(algorithm: Any, value: Any) -> str:
         raise Unresolvable(
             "the value has characters outside Latin-1, which Heat's digest cannot hash"
         ) from None
-    hasher = hashlib.new(algorithm.lower())
-    hasher.update(data)
-    return hasher.hexdigest()
+    try:
+        hasher = hashlib.new(algorithm.lower())
+        hasher.update(data)
+        return hasher.hexdigest()
+    except (TypeError, ValueError) as exc:
+        # Listed by hashlib but not usable here (OpenSSL policy, or a variable-length
+        # digest such as shake_128 that needs a length).
+        raise Unresolvable(f"algorithm '{algorithm}' cannot be used: {exc}") from None
 
 
 def make_url(parts: Any) -> str:

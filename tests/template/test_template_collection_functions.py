@@ -155,3 +155,9 @@ def test_get_attr_with_a_path_in_every_version(version: str) -> None:
     inputs = {"other": ResourceData("id", {"nets": {"private": ["10.0.0.1"]}})}
     value = {"get_attr": ["other", "nets", "private", 0]}
     assert evaluate(value, version, inputs=inputs) == "10.0.0.1"
+
+
+def test_map_replace_keys_must_become_strings() -> None:
+    assert evaluation_problems(
+        {"map_replace": [{"a": 1}, {"keys": {"a": {"get_param": "p"}}}]}, parameters={"p": [1]}
+    ) == [f"{P}.map_replace: the replacement of key 'a' must be a string"]

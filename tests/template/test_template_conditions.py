@@ -302,3 +302,17 @@ def test_a_template_without_conditions_is_returned_as_is() -> None:
         {"heat_template_version": "2015-10-15", "resources": {"a": {"type": "T"}}}
     )
     assert apply_conditions(template, {}) is template
+
+
+def test_a_long_chain_of_conditions_is_refused_not_a_crash() -> None:
+    chain: dict[str, Any] = {f"c{i}": {"not": f"c{i + 1}"} for i in range(3000)}
+    chain["c3000"] = True
+    doc = document(conditions=chain, resources={"a": {"type": "T", "condition": "c0"}})
+    template = load_template(doc)  # the cycle check does not recurse
+    with pytest.raises(TemplateError) as info:
+        apply_conditions(template, VALUES)
+    assert [str(p) for p in info.value.problems] == [
+        "resources.a.condition: conditions refer to other conditions more than 100 deep"
+    ]
+    chain["c3000"] = {"not": "c0"}
+    assert problems(doc)[0].startswith("conditions.c0: circular definition: c0 -> c1 -> c2")

@@ -145,3 +145,9 @@ def test_make_url_data_problems_name_the_path() -> None:
     assert evaluation_problems(
         {"make_url": {"scheme": {"get_param": "p"}, "host": "h"}}, parameters={"p": "a:b"}
     ) == [f"{P}.make_url: 'scheme' must not contain ':'"]
+
+
+def test_digest_of_an_algorithm_hashlib_lists_but_cannot_use_is_an_error() -> None:
+    assert evaluation_problems({"digest": ["shake_128", "x"]})[0].startswith(
+        f"{P}.digest: algorithm 'shake_128' cannot be used"
+    )
