@@ -118,7 +118,7 @@ class Evaluator:
             if call.name not in self.parameters:
                 raise Unresolvable(f"parameter '{call.name}' has no value")
             keys = self._path(call.path, path)
-            return follow(self.parameters[call.name], keys, f"parameter '{call.name}'")
+            return follow(self.parameters[call.name], keys, "")
         if isinstance(call, GetAttr):
             attributes = self._input(call.resource).attributes
             if call.attribute is None:
@@ -128,8 +128,7 @@ class Evaluator:
                     f"resource '{call.resource}' has no attribute '{call.attribute}'"
                 )
             keys = self._path(call.path, path)
-            where = f"attribute '{call.attribute}' of resource '{call.resource}'"
-            return follow(attributes[call.attribute], keys, where)
+            return follow(attributes[call.attribute], keys, None)
         return self._input(call.name).ref
 
     def _input(self, resource: str) -> ResourceData:
@@ -162,8 +161,10 @@ def as_text(value: Any) -> str:
         raise Unresolvable(f"a value cannot be turned into text: {exc}") from None
 
 
-def follow(value: Any, keys: list[Any], where: str) -> Any:
-    """value indexed by each key in turn: integers index lists, strings index mappings."""
+def follow(value: Any, keys: list[Any], missing: Any) -> Any:
+    """value indexed by each key in turn: integers (or their digits) index lists and
+    strings, strings index mappings. A path that leads nowhere gives `missing`, as in Heat
+    ("" for get_param, None for get_attr): templates test optional keys that way."""
     for key in keys:
         if value is None:
             # Data not available yet reads as None rather than failing.
@@ -172,16 +173,15 @@ def follow(value: Any, keys: list[Any], where: str) -> Any:
             if key not in value and str(key) in value:
                 key = str(key)
             if key not in value:
-                raise Unresolvable(f"{where} has no key {key!r}")
+                return missing
             value = value[key]
-        elif isinstance(value, list | tuple):
+        elif isinstance(value, list | tuple | str):
             index = _index(key)
             if index is None or not -len(value) <= index < len(value):
-                raise Unresolvable(f"{where} has no item {key!r}")
+                return missing
             value = value[index]
         else:
-            raise Unresolvable(f"{where} cannot be indexed by {key!r}")
-        where = f"{where}[{key!r}]"
+            return missing
     return value
 
 
