@@ -278,7 +278,7 @@ def _resource(
         sections[key] = value
     depends_on = _depends_on(name, spec.get("depends_on"), scope, join_path(path, "depends_on"))
     found.extend(p for p in depends_on if isinstance(p, Problem))
-    policy = spec.get("deletion_policy", "Delete")
+    policy = _deletion_policy(spec.get("deletion_policy", "Delete"), scope.version)
     if policy not in DELETION_POLICIES:
         found.append(
             Problem(join_path(path, "deletion_policy"), "must be " + " or ".join(DELETION_POLICIES))
@@ -303,6 +303,13 @@ def _resource(
         deletion_policy=str(policy),
         condition=copy.deepcopy(condition),
     )
+
+
+def _deletion_policy(value: Any, version: str) -> Any:
+    """The policy in its capitalised form: 2016-10-14 added lower-case aliases."""
+    if version >= "2016-10-14" and value in ("delete", "retain"):
+        return value.capitalize()
+    return value
 
 
 def _depends_on(name: str, value: Any, scope: Scope, path: str) -> list[str | Problem]:

@@ -316,3 +316,17 @@ def test_snippets_do_not_share_data_with_source() -> None:
     template = load_template(document)
     document["resources"]["a"]["properties"]["l"].append(2)  # type: ignore[index]
     assert template.resources["a"].properties == {"l": [1]}
+
+
+def test_lower_case_deletion_policies_from_2016_10_14() -> None:
+    def policy(value: str, version: str) -> str:
+        doc = {
+            "heat_template_version": version,
+            "resources": {"a": {"type": "T", "deletion_policy": value}},
+        }
+        return load_template(doc).resources["a"].deletion_policy
+
+    assert policy("retain", "2016-10-14") == "Retain"
+    assert policy("delete", "2018-08-31") == "Delete"
+    with pytest.raises(TemplateError, match="deletion_policy: must be Delete or Retain"):
+        policy("retain", "2016-04-08")
