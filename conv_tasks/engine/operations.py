@@ -141,9 +141,11 @@ def update_stack(
         # Without a new template, the stack's parameters are kept and the given ones patched in.
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        definition = StackDefinition.build(source, values, env.registry)
-        raw = template_repo.add_template(session, dict(definition.template.raw), values)
-        env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
+        # The kept template keeps its files (get_file reads them).
+        files = dict(current.files) if template is None else None
+        definition = StackDefinition.build(source, values, env.registry, files=files)
+        raw = template_repo.add_template(session, dict(definition.template.raw), values, files)
+        env.definitions.remember(raw.id, definition, raw.template, raw.parameters, raw.files)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:

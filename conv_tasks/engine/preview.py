@@ -78,7 +78,8 @@ def preview_stack(
         source: Mapping[str, Any] | str = template if template is not None else current.template
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        definition = StackDefinition.build(source, values, env.registry)
+        files = dict(current.files) if template is None else None
+        definition = StackDefinition.build(source, values, env.registry, files=files)
         old = stack_definition(session, stack)
         rows = resource_repo.versions(session, stack.id)
         versions = [version_of(_columns(row)) for row in rows]

@@ -11,6 +11,8 @@ import pytest
 from integration_support import sandbox_objects
 
 from conv_tasks.client import Client
+from conv_tasks.db.models import RawTemplate, Stack
+from conv_tasks.db.session import session_scope
 from conv_tasks.errors import InvalidInput
 
 TEMPLATE: dict[str, Any] = {
@@ -144,3 +146,41 @@ def test_a_reference_to_a_left_out_resource_is_refused_and_changes_nothing(
         client.create("functions-broken", broken)
     assert "outputs.db: refers to resource 'db', which 'prod' leaves out" in str(info.value)
     assert client.list() == []  # the tenant is fresh: nothing was stored
+
+
+def test_a_parameters_only_update_keeps_the_stored_files(client: Client) -> None:
+    plain = {
+        "heat_template_version": "2018-08-31",
+        "parameters": {"greeting": {"type": "string", "default": "hello"}},
+        "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": "x"}}},
+    }
+    stack_id = client.create("files", plain)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    # The public tasks do not take files yet: store a template that reads one, with its
+    # file beside it, as a create with files would have.
+    reads_file = {
+        **plain,
+        "resources": {
+            "v": {
+                "type": "OS::Heat::Value",
+                "properties": {
+                    "value": {
+                        "str_replace": {
+                            "template": {"get_file": "motd.txt"},
+                            "params": {"$greeting": {"get_param": "greeting"}},
+                        }
+                    }
+                },
+            }
+        },
+    }
+    with session_scope() as session:
+        stack = session.get(Stack, stack_id)
+        assert stack is not None
+        row = session.get(RawTemplate, stack.raw_template_id)
+        assert row is not None
+        row.template = reads_file
+        row.files = {"motd.txt": "$greeting from a file"}
+    client.update(stack_id, parameters={"greeting": "hi"})
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    assert client.resource(stack_id, "v")["properties"]["value"] == "hi from a file"
