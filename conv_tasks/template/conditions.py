@@ -132,7 +132,12 @@ class ConditionSet:
 
     def enabled_by_name(self, name: Any) -> bool:
         if not isinstance(name, str) or name not in self.definitions:
-            raise Unresolvable(f"condition {name!r:.60} is not defined in the conditions section")
+            # Names written in the template were checked when it was loaded, so this one
+            # came from a parameter: its value is not repeated (the parameter may be hidden).
+            raise Unresolvable(
+                "a value read from a parameter is used as a condition, and it is neither "
+                "true, false nor the name of a condition"
+            )
         decided = self._decided.get(name)
         if decided is _IN_PROGRESS:
             raise Unresolvable(f"condition '{name}' is defined in terms of itself")
@@ -151,8 +156,10 @@ class ConditionSet:
             finally:
                 self._depth -= 1
             if not isinstance(result, bool):
+                # The value is not shown: it may be a hidden parameter's.
                 raise Unresolvable(
-                    f"condition '{name}' must come out true or false, not {result!r:.60}"
+                    f"condition '{name}' must come out true or false, not a "
+                    f"{type(result).__name__} value"
                 )
             self._decided[name] = result
             decided = result

@@ -41,6 +41,13 @@ _CFN_INSTEAD = {
     "Fn::Select": "a path in get_param or get_attr, or str_split with an index",
     "Fn::ResourceFacade": "resource_facade",
     "Ref": "get_resource or get_param",
+    "Fn::GetAtt": "get_attr",
+    "Fn::Sub": "str_replace",
+    "Fn::If": "if",
+    "Fn::Equals": "equals",
+    "Fn::Not": "not",
+    "Fn::And": "and",
+    "Fn::Or": "or",
 }
 _REFERENCES = ("get_param", "get_resource", "get_attr")
 
@@ -161,6 +168,13 @@ def _refusal(name: str, version: str) -> str | None:
                 f"{removed} (this template is {version}) and is not supported by conv_tasks" + hint
             )
         return f"the CloudFormation function '{name}' is not supported by conv_tasks" + hint
+    if name.startswith("Fn::"):
+        instead = _CFN_INSTEAD.get(name)
+        hint = f"; use {instead}" if instead else ""
+        return (
+            f"the CloudFormation function '{name}' is not supported by conv_tasks (HOT "
+            "templates never had it)" + hint
+        )
     return None
 
 

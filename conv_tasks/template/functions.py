@@ -46,7 +46,9 @@ def function_call(value: Any) -> tuple[str, Any] | None:
     """(name, arguments) if value is a function call, otherwise None."""
     if isinstance(value, Mapping) and len(value) == 1:
         ((key, args),) = value.items()
-        if key in FUNCTION_NAMES:
+        # Any Fn:: key is read as a call, so that CloudFormation functions HOT never had
+        # (Fn::GetAtt, Fn::If, ...) are refused by name too, never taken for data.
+        if key in FUNCTION_NAMES or (isinstance(key, str) and key.startswith("Fn::")):
             return key, args
     return None
 

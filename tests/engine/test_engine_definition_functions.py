@@ -86,15 +86,20 @@ def test_facade_is_given_to_resource_facade() -> None:
 def test_a_condition_naming_a_bad_parameter_value_is_an_error_with_a_path() -> None:
     template = {
         "heat_template_version": "2018-08-31",
-        "parameters": {"flag": {"type": "string"}},
+        "parameters": {"flag": {"type": "string", "hidden": True}},
         "conditions": {"on": {"get_param": "flag"}},
         "resources": {"v": {"type": "OS::Heat::None", "condition": "on"}},
     }
     with pytest.raises(TemplateError) as info:
         StackDefinition.build(template, {"flag": "yes"})
     assert [str(p) for p in info.value.problems] == [
-        "resources.v.condition: condition 'on' must come out true or false, not 'yes'"
+        "resources.v.condition: condition 'on' must come out true or false, not a str value"
     ]
+    template["conditions"] = {"on": {"not": {"get_param": "flag"}}}
+    with pytest.raises(TemplateError) as info:
+        StackDefinition.build(template, {"flag": "s3cret"})
+    assert "s3cret" not in str(info.value)
+    assert "neither true, false nor the name of a condition" in str(info.value)
 
 
 def test_definitions_pass_the_stored_files() -> None:

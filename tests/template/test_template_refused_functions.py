@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conv_tasks.errors import TemplateError
+from conv_tasks.template import load_template
 from tests.template.function_support import load_problems
 
 P = "resources.r.properties.v"
@@ -54,4 +56,29 @@ def test_refused_inside_other_functions_and_outputs() -> None:
         f"{P}.list_join.1.0.Ref: the CloudFormation function 'Ref' was removed in "
         "heat_template_version 2014-10-16 (this template is 2018-08-31) and is not supported "
         "by conv_tasks; use get_resource or get_param"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [("Fn::GetAtt", "; use get_attr"), ("Fn::If", "; use if"), ("Fn::FindInMap", "")],
+)
+def test_cloudformation_functions_hot_never_had_are_refused_too(name: str, hint: str) -> None:
+    assert load_problems({name: ["a", "b"]}) == [
+        f"{P}.{name}: the CloudFormation function '{name}' is not supported by conv_tasks "
+        f"(HOT templates never had it){hint}"
+    ]
+
+
+def test_cloudformation_condition_functions_are_refused_in_conditions() -> None:
+    doc = {
+        "heat_template_version": "2018-08-31",
+        "conditions": {"c": {"Fn::Equals": ["a", "b"]}},
+        "resources": {},
+    }
+    with pytest.raises(TemplateError) as info:
+        load_template(doc)
+    assert [str(p) for p in info.value.problems] == [
+        "conditions.c.Fn::Equals: the CloudFormation function 'Fn::Equals' is not supported by "
+        "conv_tasks (HOT templates never had it); use equals"
     ]
