@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import TemplateError
-from conv_tasks.template import Template, apply_conditions, load_template
+from conv_tasks.template import Template, apply_conditions, load_template, resolve_resource
 from conv_tasks.template.conditions import ConditionSet
 from conv_tasks.template.unresolvable import Unresolvable
 
@@ -316,3 +316,15 @@ def test_a_long_chain_of_conditions_is_refused_not_a_crash() -> None:
     ]
     chain["c3000"] = {"not": "c0"}
     assert problems(doc)[0].startswith("conditions.c0: circular definition: c0 -> c1 -> c2")
+
+
+def test_resolve_also_chooses_if_branches_in_a_template_used_as_is() -> None:
+    doc = document(
+        resources={
+            "a": {"type": "T", "properties": {"p": {"if": ["prod", "yes", {"get_param": "env"}]}}}
+        }
+    )
+    template = load_template(doc)
+    assert resolve_resource(template, "a", VALUES, {}).properties == {"p": "yes"}
+    dev = {**VALUES, "env": "dev"}
+    assert resolve_resource(template, "a", dev, {}).properties == {"p": "dev"}
