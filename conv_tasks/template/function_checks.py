@@ -82,7 +82,8 @@ def check_functions(value: Any, path: str, scope: Scope) -> list[Problem]:
                 continue
             if name == "if":
                 problems.extend(check_condition(args[0], join_path(call_path, 0), scope))
-                stack.extend((v, join_path(call_path, i)) for i, v in enumerate(args) if i)
+                branches = [(v, join_path(call_path, i)) for i, v in enumerate(args) if i]
+                stack.extend(reversed(branches))
             else:
                 stack.append((args, call_path))
         elif isinstance(item, Mapping):
