@@ -227,18 +227,37 @@ class Client:
         )
         return dict(result["stack"])
 
-    def list(self) -> builtins.list[dict[str, Any]]:
-        return list(self.call("conv_tasks.stack.list")["stacks"])
+    def list(self, *, show_nested: bool = False) -> builtins.list[dict[str, Any]]:
+        """The tenant's stacks; nested stacks too with show_nested."""
+        return list(self.call("conv_tasks.stack.list", show_nested=show_nested or None)["stacks"])
 
-    def resources(self, stack: str, *, all_versions: bool = False) -> builtins.list[dict[str, Any]]:
+    def resources(
+        self, stack: str, *, all_versions: bool = False, nested_depth: int = 0
+    ) -> builtins.list[dict[str, Any]]:
+        """The stack's resources; with nested_depth N, its nested stacks' too, N levels
+        down (each with stack_name)."""
         return list(
-            self.call("conv_tasks.stack.resources", stack=stack, all_versions=all_versions)[
-                "resources"
-            ]
+            self.call(
+                "conv_tasks.stack.resources",
+                stack=stack,
+                all_versions=all_versions,
+                nested_depth=nested_depth or None,
+            )["resources"]
         )
 
-    def events(self, stack: str, *, after_id: int = 0) -> builtins.list[dict[str, Any]]:
-        return list(self.call("conv_tasks.stack.events", stack=stack, after_id=after_id)["events"])
+    def events(
+        self, stack: str, *, after_id: int = 0, nested_depth: int = 0
+    ) -> builtins.list[dict[str, Any]]:
+        """The stack's events; with nested_depth N, its nested stacks' too, N levels down
+        (each with stack_name), in one order by id."""
+        return list(
+            self.call(
+                "conv_tasks.stack.events",
+                stack=stack,
+                after_id=after_id,
+                nested_depth=nested_depth or None,
+            )["events"]
+        )
 
     def outputs(self, stack: str) -> dict[str, Any]:
         return dict(self.call("conv_tasks.stack.outputs", stack=stack)["outputs"])

@@ -64,3 +64,7 @@ MAX_PATTERN_WORK = 100_000_000
 # One problem of a refusal (its path, its message), in characters: a refusal must not
 # carry a huge input back to the sender.
 MAX_PROBLEM_CHARS = 1000
+
+# Nested stacks inside each other below a stack a user made (Heat's max_nested_stack_depth):
+# a template that includes itself, directly or not, is refused at this depth.
+MAX_NESTING_DEPTH = 5

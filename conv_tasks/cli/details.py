@@ -116,11 +116,16 @@ def stack_events(
     resources: tuple[str, ...],
     statuses: tuple[str, ...],
     follow: bool,
+    nested_depth: int = 0,
 ) -> None:
     client = ctx.client()
+    if follow and nested_depth:
+        raise click.UsageError("--follow shows the stack's own events: leave out --nested-depth.")
     if not follow:
-        rows = [e for e in client.events(name) if event_matches(e, resources, statuses)]
-        listing.emit_rows(rows, EVENT_COLUMNS, ctx.as_json)
+        events = client.events(name, nested_depth=nested_depth)
+        rows = [e for e in events if event_matches(e, resources, statuses)]
+        columns = [*EVENT_COLUMNS[:1], "stack_name", *EVENT_COLUMNS[1:]]
+        listing.emit_rows(rows, columns if nested_depth else EVENT_COLUMNS, ctx.as_json)
         return
     fmt, _ = listing.chosen(ctx.as_json)
     from conv_tasks.cli.progress import ProgressView

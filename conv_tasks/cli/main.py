@@ -18,10 +18,7 @@ from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
-
-
-def _tenant_default() -> str:
-    return os.environ.get("CONV_TASKS_TENANT", "default")
+from conv_tasks.limits import MAX_NESTING_DEPTH
 
 
 class Context:
@@ -46,8 +43,11 @@ pass_ctx = click.make_pass_decorator(Context)
 @click.group(epilog=EXIT_CODES)
 @click.option(
     "--tenant",
-    default=_tenant_default,
-    show_default="$CONV_TASKS_TENANT or default",
+    # click reads the variable (conv_tasks code reads no os.environ outside settings.py).
+    envvar="CONV_TASKS_TENANT",
+    default="default",
+    show_default=True,
+    show_envvar=True,
     help="Tenant whose stacks to act on.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -338,6 +338,15 @@ def stack_cancel(
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
 
+NESTED_DEPTH = click.option(
+    "--nested-depth",
+    type=click.IntRange(0, MAX_NESTING_DEPTH),
+    default=0,
+    show_default=True,
+    help="Also include nested stacks this many levels down.",
+)
+
+
 @stack.command("show")
 @click.argument("name")
 @listing.format_options
@@ -348,12 +357,16 @@ def stack_show(ctx: Context, name: str) -> None:
 
 
 @stack.command("list")
+@click.option(
+    "--show-nested", is_flag=True, help="Also list nested stacks (made by a parent's resource)."
+)
 @listing.format_options
 @pass_ctx
-def stack_list(ctx: Context) -> None:
-    """List the tenant's stacks."""
-    rows = ctx.client().list()
-    ctx.emit_rows(rows, ["id", "name", "status", "updated_at"])
+def stack_list(ctx: Context, show_nested: bool) -> None:
+    """List the tenant's stacks (nested stacks only with --show-nested)."""
+    rows = ctx.client().list(show_nested=show_nested)
+    columns = ["id", "name", "status", "updated_at"]
+    ctx.emit_rows(rows, [*columns, "parent_stack_id"] if show_nested else columns)
 
 
 @stack.command("outputs")
@@ -390,24 +403,38 @@ def stack_outputs(ctx: Context, name: str) -> None:
     help="Print new events as they come, until the "
     "stack's operation ends (JSON lines with -f json).",
 )
+@NESTED_DEPTH
 @listing.format_options
 @pass_ctx
 def stack_events(
-    ctx: Context, name: str, resources: tuple[str, ...], statuses: tuple[str, ...], follow: bool
+    ctx: Context,
+    name: str,
+    resources: tuple[str, ...],
+    statuses: tuple[str, ...],
+    follow: bool,
+    nested_depth: int,
 ) -> None:
-    """List the events of stack NAME."""
-    details.stack_events(ctx, name, resources, statuses, follow)
+    """List the events of stack NAME (and of its nested stacks with --nested-depth)."""
+    details.stack_events(ctx, name, resources, statuses, follow, nested_depth)
+
+
+RESOURCE_COLUMNS = ["name", "type", "version", "physical_id", "status", "status_reason"]
+
+
+def _list_resources(ctx: Context, name: str, all_versions: bool, nested_depth: int) -> None:
+    rows = ctx.client().resources(name, all_versions=all_versions, nested_depth=nested_depth)
+    ctx.emit_rows(rows, [*RESOURCE_COLUMNS, "stack_name"] if nested_depth else RESOURCE_COLUMNS)
 
 
 @stack.command("resources")
 @click.argument("name")
 @click.option("--all-versions", is_flag=True, help="Include old versions not yet cleaned up.")
+@NESTED_DEPTH
 @listing.format_options
 @pass_ctx
-def stack_resources(ctx: Context, name: str, all_versions: bool) -> None:
-    """List the resources of stack NAME."""
-    rows = ctx.client().resources(name, all_versions=all_versions)
-    ctx.emit_rows(rows, ["name", "type", "version", "physical_id", "status", "status_reason"])
+def stack_resources(ctx: Context, name: str, all_versions: bool, nested_depth: int) -> None:
+    """List the resources of stack NAME (and of its nested stacks with --nested-depth)."""
+    _list_resources(ctx, name, all_versions, nested_depth)
 
 
 # ------------------------------------------------------- resource types, templates
@@ -484,6 +511,17 @@ def resource() -> None:
 
 
 resource.add_command(details.resource_show)
+
+
+@resource.command("list")
+@click.argument("stack_name")
+@click.option("--all-versions", is_flag=True, help="Include old versions not yet cleaned up.")
+@NESTED_DEPTH
+@listing.format_options
+@pass_ctx
+def resource_list(ctx: Context, stack_name: str, all_versions: bool, nested_depth: int) -> None:
+    """List the resources of STACK_NAME (as `stack resources`)."""
+    _list_resources(ctx, stack_name, all_versions, nested_depth)
 
 
 @resource.command("signal")

@@ -61,6 +61,7 @@ class Stack(Base):
             postgresql_where=text("deleted_at IS NULL"),
         ),
         Index("ix_stack_status", "status"),
+        Index("ix_stack_parent_stack_id", "parent_stack_id"),
         # A create's idempotency key names one stack of its tenant for as long as the row lives.
         Index(
             "uq_stack_tenant_idempotency_key",
@@ -98,6 +99,17 @@ class Stack(Base):
     )
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # A nested stack: the stack whose resource `parent_resource` made it, and how deep it
+    # sits (0 for a stack a user made). Purging a parent row leaves a child row unlinked.
+    parent_stack_id: Mapped[str | None] = mapped_column(
+        String(36),
+        ForeignKey("stack.id", ondelete="SET NULL", name="fk_stack_parent_stack_id"),
+        nullable=True,
+    )
+    parent_resource: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    nested_depth: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
 
 
 class Resource(Base):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from conv_tasks.db.nodes import ResourceVersion
+from conv_tasks.engine.child_stacks import EngineChildStacks
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.status import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
@@ -60,6 +61,8 @@ def action_context(
         now=now,
         sandbox=env.sandbox,
         deployments=env.deployments,
+        children=EngineChildStacks(env),
+        deadline=version.action_deadline.timestamp() if version.action_deadline else None,
     )
 
 

@@ -26,6 +26,7 @@ from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
+from conv_tasks.engine.nesting import Nesting, refuse_direct_change
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
 
@@ -70,20 +71,24 @@ def create_stack(
     disable_rollback: bool = False,
     timeout_mins: int | None = None,
     idempotency_key: str | None = None,
+    files: Mapping[str, Any] | None = None,
+    nesting: Nesting | None = None,
 ) -> dict[str, Any]:
+    """Start creating a stack. `nesting` makes it the child of a parent's resource (the
+    ChildStacks service passes it; users cannot)."""
     check_stack_name(name)
     if idempotency_key is not None:
         replayed = replay_create(tenant, name, idempotency_key)
         if replayed is not None:
             return replayed
-    definition = StackDefinition.build(template, parameters, env.registry)
+    definition = StackDefinition.build(template, parameters, env.registry, files=files)
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
             raw = template_repo.add_template(
-                session, dict(definition.template.raw), dict(parameters)
+                session, dict(definition.template.raw), dict(parameters), dict(files or {})
             )
-            env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
+            env.definitions.remember(raw.id, definition, raw.template, raw.parameters, raw.files)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -95,6 +100,10 @@ def create_stack(
                 timeout_mins=timeout_mins,
                 idempotency_key=idempotency_key,
             )
+            if nesting is not None:
+                stack.parent_stack_id = nesting.parent_stack_id
+                stack.parent_resource = nesting.parent_resource
+                stack.nested_depth = nesting.depth
             session.add(stack)
             session.flush()
             started = begin(
@@ -117,8 +126,17 @@ def create_stack(
     return _result(stack, started, definition)
 
 
-def _load_for_change(session: Session, tenant: str, stack_ref: str) -> Stack:
-    return stack_repo.find_stack(session, tenant, stack_ref)
+def _load_for_change(
+    session: Session, tenant: str, stack_ref: str, *, via_parent: bool = False
+) -> Stack:
+    """The stack a change is for; a nested stack only when its parent asks (`via_parent`),
+    or when its parent is gone (a child its parent's resource retained is the user's)."""
+    stack = stack_repo.find_stack(session, tenant, stack_ref)
+    if stack.parent_stack_id is not None and not via_parent:
+        parent = session.get(Stack, stack.parent_stack_id)
+        if parent is not None and parent.deleted_at is None:
+            refuse_direct_change(stack.name, parent.name, stack.parent_resource)
+    return stack
 
 
 def update_stack(
@@ -131,9 +149,11 @@ def update_stack(
     existing_parameters: bool = False,
     disable_rollback: bool | None = None,
     timeout_mins: int | None = None,
+    files: Mapping[str, Any] | None = None,
+    via_parent: bool = False,
 ) -> dict[str, Any]:
     with session_scope() as session:
-        stack = _load_for_change(session, tenant, stack_ref)
+        stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if stack.action == Action.DELETE:
             raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
         current = template_repo.get_template(session, stack.raw_template_id or 0)
@@ -141,10 +161,11 @@ def update_stack(
         # Without a new template, the stack's parameters are kept and the given ones patched in.
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        # The kept template keeps its files (get_file reads them).
-        files = dict(current.files) if template is None else None
-        definition = StackDefinition.build(source, values, env.registry, files=files)
-        raw = template_repo.add_template(session, dict(definition.template.raw), values, files)
+        # Without new files, the stack's files are kept (get_file and provider templates
+        # read them).
+        kept_files = dict(current.files or {}) if files is None else dict(files)
+        definition = StackDefinition.build(source, values, env.registry, files=kept_files)
+        raw = template_repo.add_template(session, dict(definition.template.raw), values, kept_files)
         env.definitions.remember(raw.id, definition, raw.template, raw.parameters, raw.files)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
@@ -171,9 +192,11 @@ def _empty_template_id(env: EngineEnv, session: Session) -> tuple[int, StackDefi
     return raw.id, env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
 
 
-def delete_stack(env: EngineEnv, *, tenant: str, stack_ref: str) -> dict[str, Any]:
+def delete_stack(
+    env: EngineEnv, *, tenant: str, stack_ref: str, via_parent: bool = False
+) -> dict[str, Any]:
     with session_scope() as session:
-        stack = _load_for_change(session, tenant, stack_ref)
+        stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal
         if old:
@@ -244,11 +267,11 @@ def rollback_stack(
 
 
 def cancel_update(
-    env: EngineEnv, *, tenant: str, stack_ref: str, rollback: bool = True
+    env: EngineEnv, *, tenant: str, stack_ref: str, rollback: bool = True, via_parent: bool = False
 ) -> dict[str, Any]:
     """Stop an update in progress, rolling back to the last complete template or not."""
     with session_scope() as session:
-        stack = _load_for_change(session, tenant, stack_ref)
+        stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if not (
             stack.action in (Action.UPDATE, Action.CREATE) and stack.status == Status.IN_PROGRESS
         ):

@@ -4,7 +4,8 @@ A plugin is a ResourceType subclass. Its instances are stateless: everything
 an action needs arrives in an ActionContext, and everything it wants to keep
 goes back in Progress.data. An action is started once per attempt and then
 polled until done; a plugin never sleeps and never talks to anything but the
-Sandbox (and, for software deployments, the DeploymentStore) it is handed.
+Sandbox (and, for software deployments, the DeploymentStore; for nested stacks,
+the ChildStacks service) it is handed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from conv_tasks.deployments.store import DeploymentStore
+from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
@@ -70,6 +72,11 @@ class ActionContext:
     sandbox: Sandbox
     # Where software configs and deployments are kept (None where nothing provides one).
     deployments: DeploymentStore | None = None
+    # The child stacks of nested-stack resources (None where nothing provides them).
+    children: ChildStacks | None = None
+    # When the action must have finished (epoch seconds), if known: a child stack gets
+    # what is left of it as its timeout.
+    deadline: float | None = None
 
 
 @dataclass(frozen=True)

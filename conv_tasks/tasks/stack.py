@@ -12,12 +12,26 @@ from typing import Any
 
 from conv_tasks.engine import detail_views, operations, views
 from conv_tasks.engine.signal import signal_resource
-from conv_tasks.limits import MAX_ID, MAX_TEMPLATE_BYTES, MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
+from conv_tasks.limits import (
+    MAX_ID,
+    MAX_NESTING_DEPTH,
+    MAX_TEMPLATE_BYTES,
+    MAX_TIMEOUT_MINS,
+    MIN_TIMEOUT_MINS,
+)
 from conv_tasks.tasks.payloads import Field, Limit
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 
 TEMPLATE_BYTES = Limit(MAX_TEMPLATE_BYTES, "MAX_TEMPLATE_BYTES")
+NESTED_DEPTH = Field(
+    "nested_depth",
+    (int,),
+    default=0,
+    description="Also include nested stacks this many levels down (0: this stack only).",
+    low=0,
+    high=Limit(MAX_NESTING_DEPTH, "MAX_NESTING_DEPTH"),
+)
 TIMEOUT = Field(
     "timeout_mins",
     (int,),
@@ -85,24 +99,46 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
     return {"stack_id": data["id"], "stack": data}
 
 
-@public_task("conv_tasks.stack.list", [TENANT])
-def list_(tenant: str) -> dict[str, Any]:
-    return {"stacks": views.list_stacks(tenant)}
+@public_task(
+    "conv_tasks.stack.list",
+    [
+        TENANT,
+        Field(
+            "show_nested",
+            (bool,),
+            default=False,
+            description="Also list nested stacks (those a parent stack's resource made).",
+        ),
+    ],
+)
+def list_(tenant: str, show_nested: bool) -> dict[str, Any]:
+    return {"stacks": views.list_stacks(tenant, show_nested=show_nested)}
 
 
 @public_task(
-    "conv_tasks.stack.resources", [TENANT, STACK, Field("all_versions", (bool,), default=False)]
+    "conv_tasks.stack.resources",
+    [TENANT, STACK, Field("all_versions", (bool,), default=False), NESTED_DEPTH],
 )
-def resources(tenant: str, stack: str, all_versions: bool) -> dict[str, Any]:
-    return {"resources": views.list_resources(tenant, stack, all_versions=all_versions)}
+def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) -> dict[str, Any]:
+    found = views.list_resources(
+        tenant, stack, all_versions=all_versions, nested_depth=nested_depth
+    )
+    return {"resources": found}
 
 
 @public_task(
     "conv_tasks.stack.events",
-    [TENANT, STACK, Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID"))],
+    [
+        TENANT,
+        STACK,
+        Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID")),
+        NESTED_DEPTH,
+    ],
 )
-def events(tenant: str, stack: str, after_id: int) -> dict[str, Any]:
-    return {"events": views.list_events(tenant, stack, after_id=after_id)}
+def events(tenant: str, stack: str, after_id: int, nested_depth: int) -> dict[str, Any]:
+    return {
+        "events": views.list_events(tenant, stack, after_id=after_id, nested_depth=nested_depth)
+    }
 
 
 @public_task("conv_tasks.stack.outputs", [TENANT, STACK])

@@ -30,6 +30,7 @@ BUILTIN_NAMES = [
     "OS::Heat::RandomString",
     "OS::Heat::SoftwareConfig",
     "OS::Heat::SoftwareDeployment",
+    "OS::Heat::Stack",
     "OS::Heat::TestResource",
     "OS::Heat::TestResourceOld",
     "OS::Heat::Value",

@@ -6,6 +6,7 @@ Registering them is the registry's job; this package only lists them.
 from __future__ import annotations
 
 from conv_tasks.resources.builtin.dummy import DummyResource
+from conv_tasks.resources.builtin.heat_stack import HeatStackResource
 from conv_tasks.resources.builtin.none import NoneResource
 from conv_tasks.resources.builtin.random_string import RandomStringResource
 from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
@@ -24,11 +25,13 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     DummyResource,
     SoftwareConfigResource,
     SoftwareDeploymentResource,
+    HeatStackResource,
 )
 
 __all__ = [
     "BUILTIN_TYPES",
     "DummyResource",
+    "HeatStackResource",
     "NoneResource",
     "RandomStringResource",
     "SoftwareConfigResource",
