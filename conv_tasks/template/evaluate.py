@@ -1,12 +1,13 @@
 """Evaluates intrinsic functions against parameter values and other resources' data.
 
 Runs only on templates that load_template accepted, so argument shapes are known to be
-right; what can still fail is data that is missing. It must never change its inputs.
+right; what can still fail is data that is missing or of the wrong kind. References are
+followed here; string_functions and collection_functions compute the other results, with
+the behaviour of the template's version. It must never change its inputs.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -21,7 +22,7 @@ from conv_tasks.template.model import ResourceData
 from conv_tasks.template.unresolvable import Unresolvable
 from conv_tasks.template.versions import DATED_VERSIONS, variant
 
-__all__ = ["Evaluator", "Unresolvable", "as_text", "follow"]
+__all__ = ["Evaluator", "Unresolvable", "follow"]
 
 _LATEST = DATED_VERSIONS[-1]
 
@@ -143,22 +144,6 @@ class Evaluator:
             if isinstance(key, bool) or not isinstance(key, str | int):
                 raise Unresolvable("path items must be strings or integers")
         return keys
-
-
-def as_text(value: Any) -> str:
-    """How a value appears inside a string built by str_replace or list_join."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    try:
-        return json.dumps(value, default=str)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise Unresolvable(f"a value cannot be turned into text: {exc}") from None
 
 
 def follow(value: Any, keys: list[Any], missing: Any) -> Any:
