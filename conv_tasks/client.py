@@ -11,7 +11,7 @@ import builtins
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from celery import Celery
@@ -24,6 +24,7 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
         errors.InvalidInput,
         errors.TemplateError,
         errors.ParameterError,
+        errors.InvalidEnvironment,
         errors.PayloadError,
         errors.CycleError,
         errors.NotFound,
@@ -33,8 +34,10 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
         errors.NotAuthorized,
     )
 }
-# Fields whose values monitors never see (credentials, signal details); parameters show names.
-_HIDDEN_FIELDS = ("credential", "details")
+# Fields whose values monitors never see (credentials, signal details, environments, which
+# may hold hidden parameter values); parameters and files show names.
+_HIDDEN_FIELDS = ("credential", "details", "token", "environment")
+_NAMES_ONLY_FIELDS = ("parameters", "files")
 # Tasks whose results hold a credential: removed from the result backend once read.
 _SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
 
@@ -66,6 +69,15 @@ def _raise(result: Mapping[str, Any]) -> None:
     raise cls(message)
 
 
+def _listed(environment: Sequence[Mapping[str, Any] | str] | None) -> list[Any] | None:
+    # Left out when there are none: a payload from before environments stays the same.
+    return [e if isinstance(e, str) else dict(e) for e in environment] if environment else None
+
+
+def _mapped(files: Mapping[str, str] | None) -> dict[str, str] | None:
+    return dict(files) if files else None
+
+
 class Client:
     """A tenant's view of conv_tasks."""
 
@@ -83,11 +95,15 @@ class Client:
     def call(self, task: str, **kwargs: Any) -> dict[str, Any]:
         """Send one public task and return its JSON result, raising if it was refused."""
         payload = {"tenant": self.tenant, **{k: v for k, v in kwargs.items() if v is not None}}
+        return self._send(task, payload)
+
+    def _send(self, task: str, payload: dict[str, Any]) -> dict[str, Any]:
         # Monitors (Flower, task events, logs) see parameter names, never their values:
         # some may be hidden, and only the engine knows which.
         shown = {**payload}
-        if isinstance(shown.get("parameters"), dict):
-            shown["parameters"] = {name: "******" for name in shown["parameters"]}
+        for name in _NAMES_ONLY_FIELDS:
+            if isinstance(shown.get(name), dict):
+                shown[name] = {key: "******" for key in shown[name]}
         for name in _HIDDEN_FIELDS:
             if name in shown:
                 shown[name] = "******"
@@ -117,14 +133,22 @@ class Client:
         disable_rollback: bool = False,
         timeout_mins: int | None = None,
         idempotency_key: str | None = None,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Create a stack. Retry a create that timed out with the same `idempotency_key`
-        (one is made up when none is given): it answers with the stack the first made."""
+        (one is made up when none is given): it answers with the stack the first made.
+
+        `environment`: environments merged in order (mappings or YAML text); `files`: the
+        texts that get_file and provider templates name. conv_tasks.local_files.collect
+        reads both from disk as the CLI does."""
         return self.call(
             "conv_tasks.stack.create",
             name=name,
             template=template,
             parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=idempotency_key or uuid.uuid4().hex,
@@ -139,12 +163,19 @@ class Client:
         existing_parameters: bool = False,
         disable_rollback: bool | None = None,
         timeout_mins: int | None = None,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
+        """Update a stack. With a new template and without existing_parameters, the
+        environments and files given replace the stack's (none given: none kept); otherwise
+        they are merged onto the stack's (README "Environments")."""
         return self.call(
             "conv_tasks.stack.update",
             stack=stack,
             template=template,
             parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
             existing_parameters=existing_parameters,
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
@@ -176,6 +207,8 @@ class Client:
         parameters: Mapping[str, Any] | None = None,
         *,
         existing_parameters: bool = False,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """What update (or, for a stack that does not exist, create) would do to each
         resource: {"resources": [{"name", "type", "action", "reason", "changes",
@@ -185,6 +218,8 @@ class Client:
             stack=stack,
             template=template,
             parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
             existing_parameters=existing_parameters,
         )
 
@@ -194,13 +229,31 @@ class Client:
         return self.call("conv_tasks.stack.graph", stack=stack)
 
     def validate(
-        self, template: Mapping[str, Any] | str, parameters: Mapping[str, Any] | None = None
+        self,
+        template: Mapping[str, Any] | str,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
         "dependencies", "types"}: a template with errors is an answer, not a refusal."""
         return self.call(
-            "conv_tasks.template.validate", template=template, parameters=dict(parameters or {})
+            "conv_tasks.template.validate",
+            template=template,
+            parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
         )
+
+    # ------------------------------------------------------- wait conditions
+    def signal_wait_condition(
+        self, handle: str, token: str, details: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Signal a wait condition handle as a host does: with its token, not the tenant.
+        `details`: {status: SUCCESS|FAILURE, reason, data, id}, each optional."""
+        payload = {"handle": handle, "token": token, "details": dict(details or {})}
+        return self._send("conv_tasks.wait_condition.signal", payload)
 
     # ---------------------------------------------------------- deployments
     def deployment_credential(
@@ -277,6 +330,11 @@ class Client:
     def template(self, stack: str) -> dict[str, Any]:
         """The stack's current template as stored (hidden parameters' defaults masked)."""
         return dict(self.call("conv_tasks.stack.template", stack=stack)["template"])
+
+    def environment(self, stack: str) -> dict[str, Any]:
+        """The environment the stack's current template was stored with, merged from those
+        its requests gave (hidden parameters' values masked)."""
+        return dict(self.call("conv_tasks.stack.template", stack=stack)["environment"])
 
     def wait(
         self,

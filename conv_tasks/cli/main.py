@@ -7,7 +7,7 @@ import os
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from celery.exceptions import TimeoutError as CeleryTimeoutError
@@ -18,7 +18,11 @@ from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
+from conv_tasks.cli.wait_condition import wait_condition
 from conv_tasks.limits import MAX_NESTING_DEPTH
+
+if TYPE_CHECKING:
+    from conv_tasks.local_files import Collected
 
 
 class Context:
@@ -64,6 +68,7 @@ def cli(ctx: click.Context, tenant: str, as_json: bool, timeout: float) -> None:
 
 
 cli.add_command(deployment)
+cli.add_command(wait_condition)
 
 
 cli.add_command(agent_command)
@@ -85,6 +90,20 @@ def _read_template(path: str) -> str:
         return Path(path).read_text()
     except OSError as exc:
         raise click.BadParameter(f"cannot read template {path!r}: {exc.strerror}") from None
+
+
+def _collected(template_file: str | None, environment_files: tuple[str, ...]) -> Collected:
+    """The template, environments and every file they refer to, read from disk; each
+    environment checked here first, so a problem names its file."""
+    from conv_tasks.local_files import collect
+    from conv_tasks.template.environment import parse_environment
+
+    if template_file is not None:
+        _read_template(template_file)  # the usual message for a template that cannot be read
+    collected = collect(template_file, environment_files)
+    for path, text in zip(environment_files, collected.environments, strict=True):
+        parse_environment(text, name=path)
+    return collected
 
 
 def _parameters(pairs: tuple[str, ...], json_text: str | None) -> dict[str, Any]:
@@ -146,6 +165,15 @@ param_option = click.option(
     help="A parameter value (repeatable).",
 )
 param_json_option = click.option("--parameters-json", help="Parameter values as a JSON object.")
+environment_option = click.option(
+    "-e",
+    "--environment",
+    "environment_files",
+    multiple=True,
+    metavar="FILE",
+    help="An environment file (repeatable; merged in order, the last wins). Files it and "
+    "the template refer to (get_file, provider templates) are sent too.",
+)
 
 
 # ----------------------------------------------------------------------- stack
@@ -159,6 +187,7 @@ def stack() -> None:
 @stack.command("create")
 @click.argument("name")
 @click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
 @param_option
 @param_json_option
 @click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
@@ -175,6 +204,7 @@ def stack_create(
     ctx: Context,
     name: str,
     template_file: str,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     disable_rollback: bool,
@@ -185,14 +215,17 @@ def stack_create(
 ) -> None:
     """Create stack NAME from a template."""
     key = idempotency_key or uuid.uuid4().hex
+    collected = _collected(template_file, environment_files)
     try:
         result = ctx.client().create(
             name,
-            _read_template(template_file),
+            collected.template,
             _parameters(parameters, parameters_json),
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=key,
+            environment=collected.environments,
+            files=collected.files,
         )
     except (TimeoutError, CeleryTimeoutError):
         # The request may still run when a worker takes it: a retry with this key is safe.
@@ -207,9 +240,15 @@ def stack_create(
 @stack.command("update")
 @click.argument("name")
 @click.option("-t", "--template", "template_file", help="New HOT template file.")
+@environment_option
 @param_option
 @param_json_option
-@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@click.option(
+    "--existing",
+    is_flag=True,
+    help="Keep the parameters, environment and files the stack already has (patched with "
+    "those given).",
+)
 @click.option("--disable-rollback/--enable-rollback", default=None)
 @click.option("--timeout-mins", type=int)
 @click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
@@ -220,6 +259,7 @@ def stack_update(
     ctx: Context,
     name: str,
     template_file: str | None,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     existing: bool,
@@ -229,23 +269,31 @@ def stack_update(
     wait: bool,
     wait_timeout: float,
 ) -> None:
-    """Update stack NAME to a new template and/or parameters."""
-    template = _read_template(template_file) if template_file else None
+    """Update stack NAME to a new template and/or parameters and environments. With a new
+    template and without --existing, the environments given replace the stack's."""
+    collected = _collected(template_file, environment_files)
     if dry_run:
         from conv_tasks.cli.preview import show_preview
 
         preview = ctx.client().preview(
-            name, template, _parameters(parameters, parameters_json), existing_parameters=existing
+            name,
+            collected.template,
+            _parameters(parameters, parameters_json),
+            existing_parameters=existing,
+            environment=collected.environments,
+            files=collected.files,
         )
         show_preview(preview, as_json=ctx.as_json)
         return
     result = ctx.client().update(
         name,
-        template,
+        collected.template,
         _parameters(parameters, parameters_json),
         existing_parameters=existing,
         disable_rollback=disable_rollback,
         timeout_mins=timeout_mins,
+        environment=collected.environments,
+        files=collected.files,
     )
     _started(ctx, result, wait, wait_timeout)
 
@@ -253,14 +301,21 @@ def stack_update(
 @stack.command("preview")
 @click.argument("name")
 @click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
 @param_option
 @param_json_option
-@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@click.option(
+    "--existing",
+    is_flag=True,
+    help="Keep the parameters, environment and files the stack already has (patched with "
+    "those given).",
+)
 @pass_ctx
 def stack_preview(
     ctx: Context,
     name: str,
     template_file: str,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     existing: bool,
@@ -269,11 +324,14 @@ def stack_preview(
     each resource; change nothing."""
     from conv_tasks.cli.preview import show_preview
 
+    collected = _collected(template_file, environment_files)
     preview = ctx.client().preview(
         name,
-        _read_template(template_file),
+        collected.template,
         _parameters(parameters, parameters_json),
         existing_parameters=existing,
+        environment=collected.environments,
+        files=collected.files,
     )
     show_preview(preview, as_json=ctx.as_json)
 
@@ -479,6 +537,7 @@ template.add_command(details.template_show)
 
 @template.command("validate")
 @click.argument("path")
+@environment_option
 @param_option
 @param_json_option
 @click.option("--json", "local_json", is_flag=True, help="Print the result as JSON on stdout.")
@@ -486,19 +545,24 @@ template.add_command(details.template_show)
 def template_validate(
     ctx: Context,
     path: str,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     local_json: bool,
 ) -> None:
-    """Check a template without parameter values (values given are checked); print its
-    resources in dependency order, or every problem with its line and column. Exit 1 if any."""
+    """Check a template without parameter values (values given are checked), with its
+    environments and the files they refer to; print its resources in dependency order, or
+    every problem with its line and column. Exit 1 if any."""
     from conv_tasks.cli.validate import show_validation
 
+    collected = _collected(path, environment_files)
     show_validation(
         path,
-        _read_template(path),
+        collected.template or "",
         _parameters(parameters, parameters_json),
         as_json=ctx.as_json or local_json,
+        environment=collected.environments,
+        files=collected.files,
     )
 
 

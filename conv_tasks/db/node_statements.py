@@ -225,7 +225,8 @@ ORDER BY name, version DESC
 )
 
 TEMPLATE = text(
-    "SELECT template::text, parameters::text, files::text FROM raw_template WHERE id = :id"
+    "SELECT template::text, parameters::text, environment::text, files::text "
+    "FROM raw_template WHERE id = :id"
 )
 
 

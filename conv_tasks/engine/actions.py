@@ -63,6 +63,7 @@ def action_context(
         deployments=env.deployments,
         children=EngineChildStacks(env),
         deadline=version.action_deadline.timestamp() if version.action_deadline else None,
+        wait_handles=env.wait_handles,
     )
 
 
@@ -94,7 +95,7 @@ def run_step(
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
-        picked = {k: attributes[k] for k in wanted_attributes if k in attributes}
+        picked = plugin.picked_attributes(attributes, wanted_attributes)
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )

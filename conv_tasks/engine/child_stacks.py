@@ -153,7 +153,7 @@ def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:
     if child.raw_template_id is None:
         return {}
     raw = template_repo.get_template(session, child.raw_template_id)
-    definition = env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
+    definition = env.definitions.of_row(raw)
     inputs = {
         row.name: ResourceData(
             row.attr_data.get("ref"), dict(row.attr_data.get("attributes") or {})

@@ -366,7 +366,7 @@ def _converged(
         )
         try:
             fresh = dict(plugin.attributes(ctx))
-            attrs.update({k: fresh[k] for k in wanted if k in fresh})
+            attrs.update(plugin.picked_attributes(fresh, wanted))
             ref = plugin.reference(ctx)
         except Exception as exc:
             return _fail(run, version, run.redact(f"reading attributes failed: {exc}"))

@@ -20,13 +20,19 @@ from conv_tasks.db import events as event_repo
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
-from conv_tasks.db.models import Stack
+from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.nesting import Nesting, refuse_direct_change
+from conv_tasks.engine.stack_inputs import (
+    EnvironmentSources,
+    StackInputs,
+    request_inputs,
+    update_inputs,
+)
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
 
@@ -71,6 +77,7 @@ def create_stack(
     disable_rollback: bool = False,
     timeout_mins: int | None = None,
     idempotency_key: str | None = None,
+    environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     nesting: Nesting | None = None,
 ) -> dict[str, Any]:
@@ -81,14 +88,14 @@ def create_stack(
         replayed = replay_create(tenant, name, idempotency_key)
         if replayed is not None:
             return replayed
-    definition = StackDefinition.build(template, parameters, env.registry, files=files)
+    inputs = request_inputs(environment, files)
+    definition = StackDefinition.build(
+        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+    )
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
-            raw = template_repo.add_template(
-                session, dict(definition.template.raw), dict(parameters), dict(files or {})
-            )
-            env.definitions.remember(raw.id, definition, raw.template, raw.parameters, raw.files)
+            raw = _store_template(env, session, definition, dict(parameters), inputs)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -149,6 +156,7 @@ def update_stack(
     existing_parameters: bool = False,
     disable_rollback: bool | None = None,
     timeout_mins: int | None = None,
+    environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     via_parent: bool = False,
 ) -> dict[str, Any]:
@@ -158,15 +166,15 @@ def update_stack(
             raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
         current = template_repo.get_template(session, stack.raw_template_id or 0)
         source: Mapping[str, Any] | str = template if template is not None else current.template
-        # Without a new template, the stack's parameters are kept and the given ones patched in.
+        # Without a new template, the stack's parameters, environment and files are kept
+        # and the given ones patched in (README "Environments").
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        # Without new files, the stack's files are kept (get_file and provider templates
-        # read them).
-        kept_files = dict(current.files or {}) if files is None else dict(files)
-        definition = StackDefinition.build(source, values, env.registry, files=kept_files)
-        raw = template_repo.add_template(session, dict(definition.template.raw), values, kept_files)
-        env.definitions.remember(raw.id, definition, raw.template, raw.parameters, raw.files)
+        inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        definition = StackDefinition.build(
+            source, values, env.registry, files=inputs.files, environment=inputs.environment
+        )
+        raw = _store_template(env, session, definition, values, inputs)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
@@ -187,9 +195,25 @@ def update_stack(
     return _result(stack, started, definition)
 
 
+def _store_template(
+    env: EngineEnv,
+    session: Session,
+    definition: StackDefinition,
+    parameters: dict[str, Any],
+    inputs: StackInputs,
+) -> RawTemplate:
+    """Store the template the definition was built from, and keep the definition cached."""
+    environment, files = inputs.stored()
+    raw = template_repo.add_template(
+        session, dict(definition.template.raw), parameters, files, environment
+    )
+    env.definitions.remember(raw.id, definition, raw.template, raw.parameters, environment, files)
+    return raw
+
+
 def _empty_template_id(env: EngineEnv, session: Session) -> tuple[int, StackDefinition]:
     raw = template_repo.add_template(session, dict(EMPTY_TEMPLATE), {})
-    return raw.id, env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
+    return raw.id, env.definitions.of_row(raw)
 
 
 def delete_stack(
@@ -246,7 +270,7 @@ def rollback_stack(
         if stack.prev_raw_template_id is not None:
             raw = template_repo.get_template(session, stack.prev_raw_template_id)
             template_id = raw.id
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
+            definition = env.definitions.of_row(raw)
         else:
             template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal if expected is None else expected
@@ -332,7 +356,7 @@ def restart_traversal(env: EngineEnv, stack_id: str, expected: str, reason: str)
             if stack.current_traversal != expected or stack.status != Status.IN_PROGRESS:
                 return None
             raw = template_repo.get_template(session, stack.raw_template_id or 0)
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters, raw.files)
+            definition = env.definitions.of_row(raw)
             started = begin(
                 env,
                 session,

@@ -36,7 +36,7 @@ def stack_definition(session: Session, stack: Stack) -> StackDefinition | None:
     except NotFound:
         # The stack's delete completed between our reads and took its templates with it.
         return None
-    return default_definitions().of(raw.id, raw.template, raw.parameters, raw.files)
+    return default_definitions().of_row(raw)
 
 
 def redactor_for(definition: StackDefinition | None) -> Redactor:

@@ -32,6 +32,24 @@ NESTED_DEPTH = Field(
     low=0,
     high=Limit(MAX_NESTING_DEPTH, "MAX_NESTING_DEPTH"),
 )
+# The environments to merge, in order (each a mapping or YAML text), and the files they
+# and the template refer to (name -> text): README "Environments". Their own limits
+# (MAX_ENVIRONMENTS, MAX_FILES, ...) are checked before any work, with the payload's.
+ENVIRONMENT = Field(
+    "environment",
+    (list,),
+    default=[],
+    items=(dict, str),
+    description="Environments to merge in order (mappings or YAML text); the last wins.",
+)
+FILES = Field(
+    "files",
+    (dict,),
+    default={},
+    items=(str,),
+    description="Files the template and environments refer to (get_file, provider "
+    "templates): name as written -> text.",
+)
 TIMEOUT = Field(
     "timeout_mins",
     (int,),
@@ -47,6 +65,8 @@ TIMEOUT = Field(
         Field("name", (str,), required=True, is_name=True),
         Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
         Field("disable_rollback", (bool,), default=False),
         TIMEOUT,
         # Sent again with the same key, a create answers with the stack it made (README).
@@ -64,6 +84,8 @@ def create(**args: Any) -> dict[str, Any]:
         STACK,
         Field("template", (dict, str), max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
         Field("existing_parameters", (bool,), default=False),
         Field("disable_rollback", (bool,)),
         TIMEOUT,

@@ -101,9 +101,9 @@ def test_definitions_load_on_a_miss_only_and_refuse_a_missing_template() -> None
     loads: list[int] = []
     text = json.dumps(_chain(3))
 
-    def load(template_id: int) -> tuple[str, str, str] | None:
+    def load(template_id: int) -> tuple[str, str] | None:
         loads.append(template_id)
-        return (text, "{}", "{}") if template_id == 1 else None
+        return (text, "{}") if template_id == 1 else None
 
     definitions = Definitions(10 * 2**20)
     first = definitions.get(1, load)
@@ -119,5 +119,5 @@ def test_definitions_beyond_the_budget_are_evicted() -> None:
     budget = 2 * definition_weight(text, "{}")
     definitions = Definitions(budget)
     for template_id in range(1, 6):
-        definitions.get(template_id, lambda _: (text, "{}", "{}"))
+        definitions.get(template_id, lambda _: (text, "{}"))
     assert definitions.used <= budget

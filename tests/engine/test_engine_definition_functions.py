@@ -106,13 +106,13 @@ def test_definitions_pass_the_stored_files() -> None:
     definitions = Definitions(10 * 2**20)
     text = json.dumps(StackDefinition.build(TEMPLATE, {}, files=FILES).template.raw)
 
-    def load(template_id: int) -> tuple[str, str, str] | None:
-        return text, json.dumps({"env": "prod"}), json.dumps(FILES)
+    def load(template_id: int) -> tuple[str, str, str, str] | None:
+        return text, json.dumps({"env": "prod"}), "{}", json.dumps(FILES)
 
     built = definitions.get(1, load)
     assert set(built.template.resources) == {"db", "web"}
     raw: dict[str, Any] = json.loads(text)
-    assert set(definitions.of(2, raw, {}, FILES).template.resources) == {"web"}
+    assert set(definitions.of(2, raw, {}, files=FILES).template.resources) == {"web"}
 
 
 def test_validate_checks_resources_that_a_condition_would_leave_out() -> None:

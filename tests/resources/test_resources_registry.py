@@ -34,6 +34,8 @@ BUILTIN_NAMES = [
     "OS::Heat::TestResource",
     "OS::Heat::TestResourceOld",
     "OS::Heat::Value",
+    "OS::Heat::WaitCondition",
+    "OS::Heat::WaitConditionHandle",
 ]
 
 

@@ -14,6 +14,8 @@ from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentR
 from conv_tasks.resources.builtin.test_resource import TestResource
 from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
 from conv_tasks.resources.builtin.value import ValueResource
+from conv_tasks.resources.builtin.wait_condition import WaitConditionResource
+from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
 from conv_tasks.resources.plugin import ResourceType
 
 BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
@@ -26,6 +28,8 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     SoftwareConfigResource,
     SoftwareDeploymentResource,
     HeatStackResource,
+    WaitConditionHandleResource,
+    WaitConditionResource,
 )
 
 __all__ = [
@@ -39,4 +43,6 @@ __all__ = [
     "TestResource",
     "TestResourceOld",
     "ValueResource",
+    "WaitConditionHandleResource",
+    "WaitConditionResource",
 ]
