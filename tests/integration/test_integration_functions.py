@@ -11,8 +11,6 @@ import pytest
 from integration_support import sandbox_objects
 
 from conv_tasks.client import Client
-from conv_tasks.db.models import RawTemplate, Stack
-from conv_tasks.db.session import session_scope
 from conv_tasks.errors import InvalidInput
 
 TEMPLATE: dict[str, Any] = {
@@ -148,18 +146,21 @@ def test_a_reference_to_a_left_out_resource_is_refused_and_changes_nothing(
     assert client.list() == []  # the tenant is fresh: nothing was stored
 
 
-def test_a_parameters_only_update_keeps_the_stored_files(client: Client) -> None:
-    plain = {
+CHILD = """
+heat_template_version: 2018-08-31
+resources:
+  motd:
+    type: OS::Heat::Value
+    properties: {value: {get_file: motd.txt}}
+outputs:
+  motd: {value: {get_attr: [motd, value]}}
+"""
+
+
+def test_get_file_reads_the_files_given_and_kept_across_updates(client: Client) -> None:
+    template = {
         "heat_template_version": "2018-08-31",
         "parameters": {"greeting": {"type": "string", "default": "hello"}},
-        "resources": {"v": {"type": "OS::Heat::Value", "properties": {"value": "x"}}},
-    }
-    stack_id = client.create("files", plain)["stack_id"]
-    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
-    # The public tasks do not take files yet: store a template that reads one, with its
-    # file beside it, as a create with files would have.
-    reads_file = {
-        **plain,
         "resources": {
             "v": {
                 "type": "OS::Heat::Value",
@@ -171,16 +172,46 @@ def test_a_parameters_only_update_keeps_the_stored_files(client: Client) -> None
                         }
                     }
                 },
-            }
+            },
+            # The child's template is a file, and reads a file itself: files go down.
+            "child": {
+                "type": "OS::Heat::Stack",
+                "properties": {"template": {"get_file": "child.yaml"}},
+            },
+        },
+        "outputs": {
+            "v": {"value": {"get_attr": ["v", "value"]}},
+            "child": {"value": {"get_attr": ["child", "outputs", "motd"]}},
         },
     }
-    with session_scope() as session:
-        stack = session.get(Stack, stack_id)
-        assert stack is not None
-        row = session.get(RawTemplate, stack.raw_template_id)
-        assert row is not None
-        row.template = reads_file
-        row.files = {"motd.txt": "$greeting from a file"}
+    files = {"motd.txt": "$greeting from a file", "child.yaml": CHILD}
+    stack_id = client.create("files", template, files=files)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    outputs = client.outputs(stack_id)
+    assert outputs["v"]["value"] == "hello from a file"
+    assert outputs["child"]["value"] == "$greeting from a file"
+    # The stored template keeps the call; the file is stored beside it.
+    stored = client.template(stack_id)
+    assert stored["resources"]["v"]["properties"]["value"]["str_replace"]["template"] == {
+        "get_file": "motd.txt"
+    }
+    # A parameters-only update keeps the template and its files.
     client.update(stack_id, parameters={"greeting": "hi"})
     assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
-    assert client.resource(stack_id, "v")["properties"]["value"] == "hi from a file"
+    assert client.outputs(stack_id)["v"]["value"] == "hi from a file"
+
+
+def test_a_create_naming_a_file_not_given_is_refused(client: Client) -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "v": {"type": "OS::Heat::Value", "properties": {"value": {"get_file": "x.txt"}}}
+        },
+    }
+    with pytest.raises(InvalidInput) as info:
+        client.create("no-file", template, files={"y.txt": "y"})
+    assert (
+        "resources.v.properties.value.get_file: file 'x.txt' is not among the files given "
+        "with the template" in str(info.value)
+    )
+    assert client.list() == []
