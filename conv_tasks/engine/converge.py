@@ -251,7 +251,7 @@ def _interrupt(run: NodeRun, version: ResourceVersion, action: Action, claim: Cl
 def _stop(run: NodeRun, version: ResourceVersion, action: Action) -> None:
     """The plugin's interrupt hook, for an action that ends before it finished (interrupted or
     timed out): a deployment stops waiting for its server."""
-    plugin = run.env.registry.get(version.type)()
+    plugin = run.plugin(version)
     ctx = action_context(run.env, run.task.stack_id, version, action, properties=version.properties)
     try:
         plugin.interrupt(ctx)
@@ -277,7 +277,7 @@ def _step(
         properties=version.properties,
         old_properties=old.properties if old is not None and action == Action.UPDATE else None,
     )
-    plugin = run.env.registry.get(version.type)()
+    plugin = run.plugin(version)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)
     return _after_step(run, version, action, step, claim)
 

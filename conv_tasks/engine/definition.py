@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from conv_tasks.engine.cache import ByteBoundedCache
+from conv_tasks.engine.providers import with_providers
 from conv_tasks.engine.redact import MASK, Redactor
-from conv_tasks.errors import CycleError, NotFound, Problem, TemplateError
+from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
 from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
 from conv_tasks.resources import template_problems as resource_problems
@@ -39,7 +40,7 @@ from conv_tasks.template.environment import (
     parameter_values,
     stored_environment,
 )
-from conv_tasks.template.type_mapping import ProviderTemplate, map_resource_types
+from conv_tasks.template.type_mapping import map_resource_types
 
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2018-08-31", "resources": {}}
 
@@ -71,6 +72,8 @@ class StackDefinition:
     # template gets the same (parameter_defaults, resource_registry, files), as in Heat.
     environment: Environment = EMPTY
     files: Mapping[str, str] = field(default_factory=dict)
+    # The resource types with this stack's provider templates added (None: it has none).
+    types: Registry | None = None
 
     @classmethod
     def build(
@@ -95,14 +98,15 @@ class StackDefinition:
         environment = environment or EMPTY
         template = load_template(source, files=files)
         mapped = map_resource_types(template, environment, files)
-        if mapped.providers:
-            raise TemplateError(_provider_problems(mapped.providers))
         template = mapped.template
         values = validate_parameters(
             template, parameter_values(template.parameters, parameters, environment)
         )
         template = apply_facade(apply_conditions(template, values), facade)
         registry = registry or default_registry()
+        types: Registry | None = None
+        if mapped.providers:
+            types = registry = with_providers(registry, mapped.providers, files)
         problems, warnings = resource_problems(template, registry)
         if problems:
             raise TemplateError(problems)
@@ -129,17 +133,25 @@ class StackDefinition:
             secret_attributes=secret_attributes,
             environment=environment,
             files=files,
+            types=types,
         )
 
     def prepare(
         self, name: str, inputs: Mapping[str, ResourceData], registry: Registry | None = None
     ) -> PreparedResource:
         resolved = resolve_resource(self.template, name, self.parameters, inputs)
-        resource_type = (registry or default_registry()).get(resolved.type)
+        resource_type = self.plugin_type(resolved.type, registry)
         properties = prepare_properties(
             resource_type, resolved.properties, path=f"resources.{name}.properties"
         )
         return PreparedResource(resolved, resource_type, properties)
+
+    def plugin_type(self, type_name: str, registry: Registry | None = None) -> type[ResourceType]:
+        """The class of `type_name`: one of this stack's provider templates, else from
+        `registry` (the default one when not given)."""
+        if self.types is not None and type_name in self.types:
+            return self.types.get(type_name)
+        return (registry or default_registry()).get(type_name)
 
     def outputs(self, inputs: Mapping[str, ResourceData]) -> dict[str, dict[str, Any]]:
         return resolve_outputs(self.template, self.parameters, inputs)
@@ -178,19 +190,6 @@ def _attributes_needed(template: Template, registry: Registry) -> dict[str, froz
             schema = registry.get(template.resources[name].type).attributes_schema
             needed[name] = (attributes - {ALL_ATTRIBUTES}) | frozenset(schema)
     return needed
-
-
-def _provider_problems(providers: Mapping[str, ProviderTemplate]) -> list[Problem]:
-    # The nested-stack resource that runs a provider template is not here yet: refuse each
-    # by name rather than run it as something else.
-    return [
-        Problem(
-            f"resources.{name}.type",
-            f"'{provider.type_name}' is implemented by the provider template "
-            f"'{provider.path}'; provider templates are not supported yet",
-        )
-        for name, provider in providers.items()
-    ]
 
 
 # What a definition costs in memory, per byte of its template's and parameters' JSON text,

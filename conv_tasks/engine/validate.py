@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from conv_tasks.engine.providers import with_providers
 from conv_tasks.engine.stack_inputs import request_inputs
 from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
@@ -69,20 +70,16 @@ def validate_template(
     except ConvTasksError as exc:
         return _result(_located(_problems(exc), marks))
     template = mapped.template
-    problems = [
-        Problem(
-            join_path(join_path("resources", name), "type"),
-            f"'{provider.type_name}' is implemented by the provider template "
-            f"'{provider.path}'; provider templates are not supported yet",
-        )
-        for name, provider in mapped.providers.items()
-    ]
+    problems: list[Problem] = []
+    if mapped.providers:
+        try:
+            registry = with_providers(registry, mapped.providers, inputs.files)
+        except ConvTasksError as exc:
+            return _result(_located(_problems(exc), marks))
     problems.extend(_environment_problems(template, inputs.environment))
     problems.extend(_parameter_problems(template, parameters or {}))
     found, warnings = resource_problems(template, registry)
-    # A provider resource's type is a template, not a plugin: reported above, once.
-    providers = tuple(f"resources.{name}." for name in mapped.providers)
-    problems.extend(p for p in found if not f"{p.path}.".startswith(providers))
+    problems.extend(found)
     problems.extend(attribute_problems(template, registry))
     dependencies = template.dependencies()
     order: list[str] = []
@@ -171,7 +168,7 @@ def _type_problems(
             problems.extend(exc.problems)
             continue
         if is_provider(type_name):
-            continue  # reported once the template loads
+            continue  # a provider template is checked once the template loads
         try:
             cls = registry.get(type_name)
         except NotFound:

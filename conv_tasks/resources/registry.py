@@ -73,6 +73,13 @@ class Registry:
         except KeyError:
             raise NotFound(f"Unknown resource type '{type_name}'") from None
 
+    def with_types(self, extra: Mapping[str, type[ResourceType]]) -> Registry:
+        """A registry of these types plus `extra` (name -> type), which win over these: a
+        stack's provider templates, known to that stack only. This registry is unchanged."""
+        overlay = Registry()
+        overlay._types = {**self._types, **extra}
+        return overlay
+
     def list(self, *, include_hidden: bool = False) -> builtins.list[type[ResourceType]]:
         """Every type sorted by name; HIDDEN ones only when asked for."""
         return [

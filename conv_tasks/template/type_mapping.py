@@ -4,7 +4,9 @@ A resource's type as written passes through the registry (a resource's own mappi
 first, then the stack-wide ones; an exact name before a wildcard) until it reaches a name
 that nothing maps further: that is the type that implements the resource, the type the
 engine looks up, stores on the resource's row and shows. A type that is (or maps to) a
-template file is implemented by a provider template, given as a ProviderTemplate.
+template file is implemented by a provider template, given as a ProviderTemplate; the
+file's name is then the resource's type (a changed file is an update of the same type,
+a type mapped to another file is a replacement).
 
 Pure: it must never read files (a provider template's text comes from the files map) or
 look a type up in the plugins' registry.
@@ -93,7 +95,8 @@ def resolve_type(environment: Environment, type_name: str, resource: str) -> str
 def map_resource_types(
     template: Template, environment: Environment, files: Mapping[str, str]
 ) -> MappedTemplate:
-    """The template with each resource's type replaced by the type implementing it.
+    """The template with each resource's type replaced by the type (or provider template
+    file) implementing it.
 
     Raises TemplateError with every problem: mapping cycles, and provider templates that
     are not in files (naming the type and the file).
@@ -119,7 +122,7 @@ def map_resource_types(
                 )
                 continue
             providers[name] = ProviderTemplate(snippet.type, target, text)
-        elif target != snippet.type:
+        if target != snippet.type:
             snippets[name] = dataclasses.replace(snippet, type=target)
     if problems:
         raise TemplateError(problems)

@@ -8,7 +8,8 @@ import pytest
 
 from conv_tasks.engine.definition import Definitions, StackDefinition
 from conv_tasks.engine.stack_inputs import request_inputs, update_inputs
-from conv_tasks.errors import InvalidEnvironment, ParameterError, TemplateError
+from conv_tasks.errors import ConvTasksError, InvalidEnvironment, ParameterError, TemplateError
+from conv_tasks.resources import default_registry
 from conv_tasks.template import ResourceData
 from conv_tasks.template.environment import merge_environments
 
@@ -86,7 +87,37 @@ def test_hidden_values_from_an_environment_are_redacted() -> None:
     assert "env-secret-value" not in definition.redact("failed with env-secret-value")
 
 
-def test_a_provider_template_is_refused_by_name_until_nested_stacks_exist() -> None:
+TOKEN_PROVIDER = """
+heat_template_version: 2018-08-31
+parameters:
+  length: {type: number, default: 8}
+resources:
+  inner:
+    type: OS::Heat::RandomString
+    properties:
+      length: {get_param: length}
+outputs:
+  value:
+    value: {get_attr: [inner, value]}
+"""
+
+
+def test_a_provider_template_implements_its_type_with_the_file_as_type() -> None:
+    environment = merge_environments([{"resource_registry": {"My::Token": "token.yaml"}}])
+    definition = StackDefinition.build(
+        TEMPLATE, {"length": 3}, files={"token.yaml": TOKEN_PROVIDER}, environment=environment
+    )
+    assert definition.template.resources["token"].type == "token.yaml"
+    prepared = definition.prepare("token", {})
+    # The provider's parameters are the type's properties, its outputs its attributes.
+    assert prepared.properties == {"length": 3}
+    assert set(prepared.resource_type.attributes_schema) == {"value", "OS::stack_id"}
+    assert definition.types is not None and "token.yaml" in definition.types
+    # Only this stack knows the type: the process-wide registry does not.
+    assert "token.yaml" not in default_registry()
+
+
+def test_a_provider_template_that_does_not_load_or_does_not_fit_is_refused() -> None:
     environment = merge_environments([{"resource_registry": {"My::Token": "token.yaml"}}])
     with pytest.raises(TemplateError) as exc:
         StackDefinition.build(
@@ -94,8 +125,17 @@ def test_a_provider_template_is_refused_by_name_until_nested_stacks_exist() -> N
         )
     [problem] = exc.value.problems
     assert problem.path == "resources.token.type"
-    assert "'My::Token'" in problem.message and "'token.yaml'" in problem.message
-    assert "not supported" in problem.message
+    assert "'My::Token'" in problem.message and "does not load" in problem.message
+    no_length = "heat_template_version: 2018-08-31\nparameters:\n  size: {type: number}\n"
+    definition = StackDefinition.build(
+        TEMPLATE, {"length": 1}, files={"token.yaml": no_length}, environment=environment
+    )
+    with pytest.raises(ConvTasksError) as failed:
+        definition.prepare("token", {})
+    paths = [p.path for p in failed.value.problems]  # type: ignore[attr-defined]
+    # length is not a property of the provider's type; its required size is missing
+    assert "resources.token.properties.length" in paths
+    assert "resources.token.properties.size" in paths
 
 
 def test_files_travel_with_the_definition_and_are_checked() -> None:

@@ -53,11 +53,26 @@ def test_a_malformed_environment_is_an_answer_not_a_refusal() -> None:
     assert paths(result) == ["environment.1.resource_registry"]
 
 
-def test_providers_are_named_until_nested_stacks_exist() -> None:
+PROVIDER = """heat_template_version: 2018-08-31
+parameters:
+  length: {type: number}
+outputs:
+  value: {value: {get_param: length}}
+"""
+
+
+def test_a_provider_template_is_checked_as_a_type() -> None:
     env = {"resource_registry": {"My::Token": "token.yaml"}}
-    result = validate_template(TEMPLATE, environment=[env], files={"token.yaml": "{}"})
-    assert paths(result) == ["resources.token.type"]
-    assert "provider template 'token.yaml'" in result["errors"][0]["message"]
+    result = validate_template(TEMPLATE, environment=[env], files={"token.yaml": PROVIDER})
+    assert result["valid"], result["errors"]
+    assert result["types"]["token"] == "token.yaml"
+    # get_attr of an output the provider template does not have is caught
+    wrong = TEMPLATE.replace("[token, value]", "[token, valeu]")
+    result = validate_template(wrong, environment=[env], files={"token.yaml": PROVIDER})
+    assert paths(result) == ["resources.other.properties.value.get_attr"]
+    broken = validate_template(TEMPLATE, environment=[env], files={"token.yaml": "{}"})
+    assert paths(broken) == ["resources.token.type"]
+    assert "does not load" in broken["errors"][0]["message"]
     missing = validate_template(TEMPLATE, environment=[env])
     assert "not in the files" in missing["errors"][0]["message"]
 

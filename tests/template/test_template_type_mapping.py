@@ -113,6 +113,8 @@ def test_a_provider_template_comes_with_its_text() -> None:
         )
         for name in ("web", "db")
     }
+    # The file is the resource's type from now on: what the engine stores and looks up.
+    assert {mapped.template.resources[n].type for n in ("web", "db")} == {"server.yaml"}
 
 
 def test_a_type_written_as_a_template_file_is_a_provider_too() -> None:

@@ -1,0 +1,81 @@
+"""The resource types a stack's provider templates implement (Heat's TemplateResource).
+
+An environment's resource_registry may map a type to a template file. A resource of
+that type is stored with the file's name as its type and acted on by a class made from
+the file's text (resources.provider_template). Such a class belongs to the stack whose
+files hold the template, not to the process: a definition carries it in a registry of
+its own, and a node finds it through the definition of its version's template.
+This module must never touch the database itself; callers hand it definitions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from conv_tasks.errors import NotFound, Problem, TemplateError
+from conv_tasks.resources import Registry, ResourceType
+from conv_tasks.resources.provider_template import (
+    ProviderTemplateResource,
+    provider_template_type,
+)
+from conv_tasks.template.environment import is_provider
+from conv_tasks.template.type_mapping import ProviderTemplate
+
+
+def with_providers(
+    registry: Registry, providers: Mapping[str, ProviderTemplate], files: Mapping[str, str]
+) -> Registry:
+    """`registry` plus a type for each provider template, named by its file. Raises
+    TemplateError naming the resource for a provider template that does not load."""
+    classes: dict[str, type[ResourceType]] = {}
+    problems: list[Problem] = []
+    for name, provider in providers.items():
+        if provider.path in classes:
+            continue
+        try:
+            classes[provider.path] = provider_template_type(
+                provider.path, provider.text, path=provider.path, files=files
+            )
+        except TemplateError as exc:
+            problems.extend(
+                Problem(
+                    f"resources.{name}.type",
+                    f"the provider template of '{provider.type_name}' does not load: "
+                    f"{problem.path}: {problem.message}",
+                )
+                for problem in exc.problems
+            )
+    if problems:
+        raise TemplateError(problems)
+    return registry.with_types(classes)
+
+
+def plugin_type(
+    registry: Registry,
+    type_name: str,
+    provider_registries: Callable[[], list[Registry]],
+) -> type[ResourceType]:
+    """The class that acts on a stored resource of `type_name`. A provider template's
+    class comes from the first of `provider_registries` (the registries of the version's
+    own template, then of the traversal's) that knows it. When neither does (the version's
+    template was collected and the stack moved to other files), the bare provider class
+    still finds, interrupts and deletes the child stack by its id."""
+    if not is_provider(type_name):
+        return registry.get(type_name)
+    for candidate in provider_registries():
+        if type_name in candidate:
+            return candidate.get(type_name)
+    return ProviderTemplateResource
+
+
+def registries_of(*lookups: Callable[[], Registry | None]) -> list[Registry]:
+    """The registries the lookups give, skipping those whose template is gone."""
+    found: list[Registry] = []
+    for lookup in lookups:
+        try:
+            registry = lookup()
+        except NotFound:
+            continue
+        if registry is not None:
+            found.append(registry)
+    return found
