@@ -22,9 +22,12 @@ from conv_tasks.resources import Registry, ResourceType, default_registry, prepa
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.settings import get_settings
 from conv_tasks.template import (
+    ALL_ATTRIBUTES,
     ResolvedResource,
     ResourceData,
     Template,
+    apply_conditions,
+    apply_facade,
     load_template,
     resolve_outputs,
     resolve_resource,
@@ -81,10 +84,16 @@ class StackDefinition:
         *,
         files: Mapping[str, str] | None = None,
         environment: Environment | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> StackDefinition:
         """Load and check a template, its environment and parameters (explicit ones win over
         the environment's), with each resource's type mapped through the environment's
-        resource_registry. Raises with every problem found."""
+        resource_registry. Raises with every problem found.
+
+        files: the text of the files get_file names. facade: the definition of the parent
+        resource (metadata, deletion_policy, update_policy) when the template is used as a
+        nested stack or provider, for resource_facade. Conditions are decided here, from
+        the parameter values, before dependencies are computed."""
         files = check_files(files or {})
         environment = environment or EMPTY
         template = load_template(source, files=files)
@@ -93,6 +102,7 @@ class StackDefinition:
         values = validate_parameters(
             template, parameter_values(template.parameters, parameters, environment)
         )
+        template = apply_facade(apply_conditions(template, values), facade)
         registry = registry or default_registry()
         types: Registry | None = None
         if mapped.providers:
@@ -116,7 +126,7 @@ class StackDefinition:
             parameters=values,
             redact=Redactor(hidden),
             dependencies=deps,
-            attributes_needed=template.attributes_needed(),
+            attributes_needed=_attributes_needed(template, registry),
             warnings=tuple(warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
@@ -169,6 +179,17 @@ class StackDefinition:
                 )
             return f"details withheld: the properties of {resource} derive from {source}"
         return self.redact(text)
+
+
+def _attributes_needed(template: Template, registry: Registry) -> dict[str, frozenset[str]]:
+    """template.attributes_needed with get_attr [resource] read as every attribute of the
+    resource's type (a type with dynamic attributes gives what it has)."""
+    needed = template.attributes_needed()
+    for name, attributes in needed.items():
+        if ALL_ATTRIBUTES in attributes:
+            schema = registry.get(template.resources[name].type).attributes_schema
+            needed[name] = (attributes - {ALL_ATTRIBUTES}) | frozenset(schema)
+    return needed
 
 
 # What a definition costs in memory, per byte of its template's and parameters' JSON text,
@@ -269,7 +290,8 @@ class Definitions:
         environment: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
     ) -> StackDefinition:
-        """The definition of a stored template whose row the caller has already read."""
+        """The definition of a stored template whose row the caller has already read
+        (pass its files: get_file reads them)."""
         found = self._cache.get(template_id)
         if found is not None:
             return found

@@ -116,8 +116,8 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                 cls = registry.get(target.type)
             except ConvTasksError:
                 continue  # an unknown type: reported once, by its resource
-            if cls.dynamic_attributes:
-                continue
+            if cls.dynamic_attributes or call.attribute is None:
+                continue  # None: get_attr [resource] reads whatever attributes there are
             schema = cls.attributes_schema
             if call.attribute not in schema:
                 known = ", ".join(sorted(schema)) or "none"

@@ -14,6 +14,8 @@ from conv_tasks.template.functions import GetAttr, GetResource, iter_calls, refe
 
 PARAMETER_TYPES: tuple[str, ...] = ("string", "number", "boolean", "json", "comma_delimited_list")
 DELETION_POLICIES: tuple[str, ...] = ("Delete", "Retain")
+# In attributes_needed: get_attr [resource] reads every attribute of the resource's type.
+ALL_ATTRIBUTES = "*"
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class ResourceSnippet:
     depends_on: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
     deletion_policy: str = "Delete"
+    # None, a condition name, a boolean or a condition function (2016-10-14 on).
+    condition: Any = None
 
     def references(self) -> list[GetResource | GetAttr]:
         """The get_resource and get_attr calls in properties and metadata."""
@@ -68,6 +72,7 @@ class OutputSnippet:
     name: str
     value: Any
     description: str = ""
+    condition: Any = None
 
 
 @dataclass(frozen=True)
@@ -78,7 +83,8 @@ class Template:
     parameter_groups: tuple[ParameterGroup, ...]
     resources: Mapping[str, ResourceSnippet]
     outputs: Mapping[str, OutputSnippet]
-    raw: Mapping[str, Any]
+    raw: Mapping[str, Any]  # the document as given: functions, conditions, get_file unresolved
+    conditions: Mapping[str, Any] = field(default_factory=dict)
 
     def dependencies(self) -> dict[str, frozenset[str]]:
         """Every resource name -> the resources it requires (depends_on and references)."""
@@ -98,7 +104,7 @@ class Template:
             found.extend(references(output.value))
         for ref in found:
             if isinstance(ref, GetAttr) and ref.resource in needed:
-                needed[ref.resource].add(ref.attribute)
+                needed[ref.resource].add(ALL_ATTRIBUTES if ref.attribute is None else ref.attribute)
         return {name: frozenset(attributes) for name, attributes in needed.items()}
 
     def hidden_parameters(self) -> frozenset[str]:
