@@ -30,10 +30,15 @@ class CeleryProcesses:
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
 
     def _spawn(self, name: str, args: list[str]) -> subprocess.Popen[bytes]:
+        running = self.procs.get(name)
+        if running is not None and running.poll() is None:
+            # Starting a name that runs already keeps the one process: a second would be
+            # forgotten here, never stopped, and go on taking tasks after its owner is gone.
+            return running
         self.log_dir.mkdir(parents=True, exist_ok=True)
         with open(self.log_dir / f"{name}.log", "ab") as log:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "celery", "-A", APP, *args],
+                self.command(args),
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -41,6 +46,10 @@ class CeleryProcesses:
             )
         self.procs[name] = proc
         return proc
+
+    def command(self, args: list[str]) -> list[str]:
+        """The command line that runs `celery ARGS` on this package's app."""
+        return [sys.executable, "-m", "celery", "-A", APP, *args]
 
     def hostname(self, name: str) -> str:
         return f"{name}-{self.suffix}" if self.suffix else name
