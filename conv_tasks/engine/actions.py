@@ -20,6 +20,7 @@ from conv_tasks.engine.status import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.faults import TRANSIENT_FAULTS
 from conv_tasks.resources import ActionContext, Progress, ResourceType
+from conv_tasks.template.member_view import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,15 @@ def action_context(
     )
 
 
+def pick_attributes(attributes: Mapping[str, Any], wanted: frozenset[str]) -> dict[str, Any]:
+    """The attributes a resource hands on: those wanted, and a group's member view whole
+    (get_attr's path is applied per member when it is read)."""
+    picked = {k: attributes[k] for k in wanted if k in attributes}
+    if MEMBER_VIEW in attributes:
+        picked[MEMBER_VIEW] = attributes[MEMBER_VIEW]
+    return picked
+
+
 def run_step(
     plugin: ResourceType,
     ctx: ActionContext,
@@ -94,7 +104,7 @@ def run_step(
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
-        picked = {k: attributes[k] for k in wanted_attributes if k in attributes}
+        picked = pick_attributes(attributes, wanted_attributes)
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )

@@ -105,6 +105,21 @@ class EngineChildStacks:
                 self._env, tenant=tenant, stack_ref=child_id, rollback=False, via_parent=True
             )
 
+    def template(self, child_id: str) -> dict[str, Any]:
+        with session_scope() as session:
+            child = stack_repo.get_stack(session, child_id)
+            if child.raw_template_id is None:
+                return {}
+            return dict(template_repo.get_template(session, child.raw_template_id).template)
+
+    def failed_resources(self, child_id: str) -> frozenset[str]:
+        with session_scope() as session:
+            return frozenset(
+                row.name
+                for row in resource_repo.versions(session, child_id)
+                if row.replaced_by is None and row.status == Status.FAILED
+            )
+
     def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
         with session_scope() as session:
             stmt = select(Stack.id).where(

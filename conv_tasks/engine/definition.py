@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from conv_tasks.engine.cache import ByteBoundedCache
@@ -51,6 +51,10 @@ class StackDefinition:
     # Resources and outputs whose values may derive from hidden parameters: masked whole.
     hidden_resources: frozenset[str] = frozenset()
     hidden_outputs: frozenset[str] = frozenset()
+    # Resource name -> its get_attr references (attribute, literal path), for groups.
+    attribute_references: Mapping[str, tuple[tuple[str, tuple[Any, ...]], ...]] = field(
+        default_factory=dict
+    )
 
     @classmethod
     def build(
@@ -80,6 +84,7 @@ class StackDefinition:
             warnings=tuple(warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
+            attribute_references=template.attribute_references(),
         )
 
     def prepare(

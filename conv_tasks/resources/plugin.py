@@ -11,15 +11,19 @@ the ChildStacks service) it is handed.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from conv_tasks.deployments.store import DeploymentStore
+from conv_tasks.errors import Problem
 from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
+
+# type name -> its class, or None for a type that does not exist.
+TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
 # How long an action may take when its stack sets no timeout (Heat's default stack timeout).
 DEFAULT_ACTION_TIMEOUT = 3600.0
@@ -77,6 +81,13 @@ class ActionContext:
     # When the action must have finished (epoch seconds), if known: a child stack gets
     # what is left of it as its timeout.
     deadline: float | None = None
+    # The resource's update_policy as resolved (types with an update_policy_schema), on the
+    # first step of a create or update; empty otherwise.
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
+    # Every get_attr [resource, attribute, *path] of this resource in its stack's template, as
+    # (attribute, literal path items), on the first step of a create or update: a group reads
+    # only the member attributes these need.
+    attribute_references: tuple[tuple[str, tuple[Any, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,15 @@ class ResourceType:
     # True if attributes() may give names beyond attributes_schema (they depend on the
     # properties): `template validate` then does not check get_attr against the schema.
     dynamic_attributes: ClassVar[bool] = False
+    # The schema of the resource's update_policy section; None: the type has none, and a
+    # template that gives one is refused.
+    update_policy_schema: ClassVar[Mapping[str, PropertySchema] | None] = None
+
+    @classmethod
+    def template_problems(cls, values: Any, *, path: str, lookup: TypeLookup) -> list[Problem]:
+        """Problems of the unresolved properties `values` beyond the type's own schema (path:
+        resources.NAME.properties); lookup finds another type by name. None by default."""
+        return []
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import builtins
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,7 +17,7 @@ from conv_tasks.errors import InvalidInput, NotFound, NotSupported, Problem
 from conv_tasks.resources.builtin import BUILTIN_TYPES
 from conv_tasks.resources.deprecation import deprecation_warnings
 from conv_tasks.resources.plugin import ResourceType
-from conv_tasks.resources.properties import static_problems
+from conv_tasks.resources.properties import static_problems, static_section_problems
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema, visible_schemas
 
 if TYPE_CHECKING:
@@ -162,8 +162,42 @@ def template_problems(template: Template, registry: Registry) -> tuple[list[Prob
             continue
         values = snippet.properties or {}
         problems.extend(static_problems(cls, values, path=f"resources.{name}.properties"))
+        problems.extend(
+            cls.template_problems(
+                values, path=f"resources.{name}.properties", lookup=_lookup(registry)
+            )
+        )
+        problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
         warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
     return problems, warnings
+
+
+def _lookup(registry: Registry) -> Callable[[str], type[ResourceType] | None]:
+    def lookup(type_name: str) -> type[ResourceType] | None:
+        try:
+            return registry.get(type_name)
+        except (NotFound, NotSupported):
+            return None
+
+    return lookup
+
+
+def _update_policy_problems(
+    cls: type[ResourceType], policy: Mapping[str, Any], where: str
+) -> list[Problem]:
+    """An update_policy checked against the type's schema; refused for a type with none."""
+    if not policy:
+        return []
+    path = f"{where}.update_policy"
+    if cls.update_policy_schema is None:
+        return [
+            Problem(
+                path,
+                f"resource type '{cls.type_name}' has no update policy; "
+                "remove update_policy from this resource.",
+            )
+        ]
+    return static_section_problems(cls.update_policy_schema, policy, path=path)
 
 
 def _schema_problems(cls: type[ResourceType], where: str) -> list[Problem]:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.errors import Problem
+from conv_tasks.errors import ConvTasksError, Problem
 from conv_tasks.template.document import join_path
 from conv_tasks.template.functions import (
     GetAttr,
@@ -22,6 +22,7 @@ from conv_tasks.template.functions import (
     function_call,
     parse_call,
 )
+from conv_tasks.template.member_view import MEMBER_VIEW, read_member_view
 from conv_tasks.template.model import ResourceData
 
 
@@ -69,6 +70,8 @@ class Evaluator:
             return self._input(call.name).ref
         if isinstance(call, GetAttr):
             attributes = self._input(call.resource).attributes
+            if MEMBER_VIEW in attributes:
+                return self._member_view(attributes[MEMBER_VIEW], call, path)
             if call.attribute not in attributes:
                 raise Unresolvable(
                     f"resource '{call.resource}' has no attribute '{call.attribute}'"
@@ -79,6 +82,13 @@ class Evaluator:
         if isinstance(call, StrReplace):
             return self._str_replace(call, path)
         return self._list_join(call, path)
+
+    def _member_view(self, view: Any, call: GetAttr, path: str) -> Any:
+        keys = self._path(call.path, path)
+        try:
+            return read_member_view(view, call.attribute, keys)
+        except ConvTasksError as exc:
+            raise Unresolvable(str(exc)) from None
 
     def _input(self, resource: str) -> ResourceData:
         data = self.inputs.get(resource)

@@ -37,7 +37,14 @@ TOP_LEVEL_KEYS = (
     "resources",
     "outputs",
 )
-RESOURCE_KEYS = ("type", "properties", "depends_on", "metadata", "deletion_policy")
+RESOURCE_KEYS = (
+    "type",
+    "properties",
+    "depends_on",
+    "metadata",
+    "deletion_policy",
+    "update_policy",
+)
 OUTPUT_KEYS = ("value", "description")
 GROUP_KEYS = ("label", "description", "parameters")
 
@@ -235,7 +242,7 @@ def _resource(
         reason = "is required" if type_name is None else "must be a non-empty string"
         found.append(Problem(join_path(path, "type"), reason))
     sections = {}
-    for key in ("properties", "metadata"):
+    for key in ("properties", "metadata", "update_policy"):
         value = spec.get(key)
         if value is None:
             value = {}
@@ -263,6 +270,7 @@ def _resource(
         depends_on=tuple(dict.fromkeys(d for d in depends_on if isinstance(d, str))),
         metadata=copy.deepcopy(dict(sections["metadata"])),
         deletion_policy=str(policy),
+        update_policy=copy.deepcopy(dict(sections["update_policy"])),
     )
 
 

@@ -57,6 +57,7 @@ class ResourceSnippet:
     depends_on: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
     deletion_policy: str = "Delete"
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
 
     def references(self) -> list[GetResource | GetAttr]:
         """The get_resource and get_attr calls in properties and metadata."""
@@ -100,6 +101,24 @@ class Template:
             if isinstance(ref, GetAttr) and ref.resource in needed:
                 needed[ref.resource].add(ref.attribute)
         return {name: frozenset(attributes) for name, attributes in needed.items()}
+
+    def attribute_references(self) -> dict[str, tuple[tuple[str, tuple[Any, ...]], ...]]:
+        """Resource name -> every get_attr of it in resources and outputs, as (attribute,
+        path); path items that are functions are left out with everything after them."""
+        found: dict[str, list[tuple[str, tuple[Any, ...]]]] = {}
+        calls = [ref for snippet in self.resources.values() for ref in snippet.references()]
+        for output in self.outputs.values():
+            calls.extend(references(output.value))
+        for ref in calls:
+            if not isinstance(ref, GetAttr):
+                continue
+            path: list[Any] = []
+            for item in ref.path:
+                if not isinstance(item, str | int):
+                    break
+                path.append(item)
+            found.setdefault(ref.resource, []).append((ref.attribute, tuple(path)))
+        return {name: tuple(dict.fromkeys(items)) for name, items in found.items()}
 
     def hidden_parameters(self) -> frozenset[str]:
         return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
@@ -156,3 +175,4 @@ class ResolvedResource:
     metadata: dict[str, Any]
     deletion_policy: str
     definition_hash: str
+    update_policy: dict[str, Any] = field(default_factory=dict)

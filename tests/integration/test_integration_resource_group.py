@@ -1,0 +1,195 @@
+"""OS::Heat::ResourceGroup with real workers: members in a child stack, scaled by count,
+removed by removal_policies, updated in rolling batches, deleted with the group (issue 10)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from integration_support import sandbox_objects, template
+from sqlalchemy import select
+
+from conv_tasks.client import Client
+from conv_tasks.db import events as event_repo
+from conv_tasks.db.models import Stack
+from conv_tasks.db.session import session_scope
+
+
+def _group(count: int, value: str = "v-%index%", **extra: Any) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "count": count,
+        "resource_def": {"type": "OS::Heat::TestResource", "properties": {"value": value}},
+    }
+    spec: dict[str, Any] = {"type": "OS::Heat::ResourceGroup", "properties": props}
+    for key, item in extra.items():
+        if key == "update_policy":
+            spec["update_policy"] = item
+        else:
+            props[key] = item
+    return spec
+
+
+def _stack(group: dict[str, Any]) -> dict[str, Any]:
+    return template(
+        {
+            "group": group,
+            "user": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"value": {"list_join": [",", {"get_attr": ["group", "output"]}]}},
+            },
+        },
+        outputs={
+            "refs": {"value": {"get_attr": ["group", "refs"]}},
+            "refs_map": {"value": {"get_attr": ["group", "refs_map"]}},
+            "outputs": {"value": {"get_attr": ["group", "attributes", "output"]}},
+            "first": {"value": {"get_attr": ["group", "resource.1"]}},
+            "first_out": {"value": {"get_attr": ["group", "resource.1.output"]}},
+            "first_out_path": {"value": {"get_attr": ["group", "resource.1", "output"]}},
+            "removed": {"value": {"get_attr": ["group", "removed_rsrc_list"]}},
+            "group_id": {"value": {"get_resource": "group"}},
+        },
+    )
+
+
+def _child(stack_id: str) -> Stack:
+    with session_scope() as session:
+        stmt = select(Stack).where(Stack.parent_stack_id == stack_id, Stack.deleted_at.is_(None))
+        [child] = list(session.scalars(stmt))
+        return child
+
+
+def _members(child_id: str) -> dict[str, str]:
+    """Member name -> its sandbox object's value (a live member's object)."""
+    found = {}
+    for obj in sandbox_objects(child_id):
+        found[obj.properties["value"].removeprefix("v-").split("-")[0]] = obj.properties["value"]
+    return found
+
+
+def _outputs(client: Client, stack_id: str) -> dict[str, Any]:
+    return {name: out["value"] for name, out in client.outputs(stack_id).items()}
+
+
+def test_a_group_is_created_scaled_up_and_down_and_deleted(client: Client) -> None:
+    stack_id = client.create("grp", _stack(_group(3)))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    assert child.parent_resource == "group"
+    assert _members(child.id) == {"0": "v-0", "1": "v-1", "2": "v-2"}
+    out = _outputs(client, stack_id)
+    assert out["outputs"] == {"0": "v-0", "1": "v-1", "2": "v-2"}
+    assert len(out["refs"]) == 3 and all(isinstance(r, str) for r in out["refs"])
+    assert out["refs_map"] == dict(zip(["0", "1", "2"], out["refs"], strict=True))
+    assert out["first"] == out["refs"][1]
+    assert out["first_out"] == out["first_out_path"] == "v-1"
+    assert out["removed"] == []
+    assert out["group_id"] == child.id
+    [user] = sandbox_objects(stack_id)
+    assert user.properties["value"] == "v-0,v-1,v-2"
+
+    client.update(stack_id, _stack(_group(5)))
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    assert _child(stack_id).id == child.id
+    assert sorted(_members(child.id)) == ["0", "1", "2", "3", "4"]
+    out = _outputs(client, stack_id)
+    assert out["refs"][:3] == client_refs_before(out, 3)  # the first three are kept
+    [user] = sandbox_objects(stack_id)
+    assert user.properties["value"] == "v-0,v-1,v-2,v-3,v-4"
+
+    client.update(stack_id, _stack(_group(2)))
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    assert _members(child.id) == {"0": "v-0", "1": "v-1"}  # the highest indices went
+    assert _outputs(client, stack_id)["outputs"] == {"0": "v-0", "1": "v-1"}
+
+    client.delete(stack_id)
+    assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"
+    assert sandbox_objects(child.id) == []
+    with session_scope() as session:
+        assert session.get(Stack, child.id).deleted_at is not None  # type: ignore[union-attr]
+
+
+def client_refs_before(out: dict[str, Any], n: int) -> list[Any]:
+    return [out["refs_map"][str(i)] for i in range(n)]
+
+
+def test_removal_policies_remove_a_named_member_for_good(client: Client) -> None:
+    stack_id = client.create("rm", _stack(_group(3)))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    before = _outputs(client, stack_id)["refs_map"]
+
+    removal = [{"resource_list": ["1"]}]
+    client.update(stack_id, _stack(_group(3, removal_policies=removal)))
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    # Member 1 is gone and its name is never used again: the group fills up with 3.
+    assert _members(child.id) == {"0": "v-0", "2": "v-2", "3": "v-3"}
+    out = _outputs(client, stack_id)
+    assert out["removed"] == ["1"]
+    assert out["refs_map"]["0"] == before["0"] and out["refs_map"]["2"] == before["2"]
+    assert "1" not in out["refs_map"]
+    assert out["first"] is None and "no member '1'" in client.outputs(stack_id)["first"]["error"]
+
+    # By reference, the next time: member 2's reference names it.
+    removal = [{"resource_list": [out["refs_map"]["2"]]}]
+    client.update(stack_id, _stack(_group(3, removal_policies=removal)))
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    assert _members(child.id) == {"0": "v-0", "3": "v-3", "4": "v-4"}
+    assert _outputs(client, stack_id)["removed"] == ["1", "2"]
+
+
+def _update_events(child_id: str) -> list[tuple[str, str]]:
+    with session_scope() as session:
+        return [
+            (e.resource_name, e.status)
+            for e in event_repo.list_events(session, child_id)
+            if e.resource_name is not None and e.action == "UPDATE"
+        ]
+
+
+def test_a_rolling_update_goes_in_batches_of_two_with_a_pause(client: Client) -> None:
+    policy = {"rolling_update": {"max_batch_size": 2, "pause_time": 1}}
+    group = _group(5, update_policy=policy)
+    stack_id = client.create("roll", _stack(group))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    objects = {o.properties["value"]: o.id for o in sandbox_objects(child.id)}
+
+    changed = _group(5, value="w-%index%", update_policy=policy)
+    client.update(stack_id, _stack(changed))
+    assert client.wait(stack_id, timeout=90)["status"] == "UPDATE_COMPLETE"
+    after = {o.properties["value"]: o.id for o in sandbox_objects(child.id)}
+    assert sorted(after) == [f"w-{i}" for i in range(5)]
+    # Updated in place, member by member.
+    assert {after[f"w-{i}"] for i in range(5)} == {objects[f"v-{i}"] for i in range(5)}
+    events = _update_events(child.id)
+    updating: set[str] = set()
+    most = 0
+    order = []
+    for name, status in events:
+        if status == "IN_PROGRESS":
+            updating.add(name)
+            order.append(name)
+            most = max(most, len(updating))
+        else:
+            updating.discard(name)
+    assert most == 2, events
+    # Highest indices first, as in Heat: {4, 3}, {2, 1}, {0}.
+    assert [set(order[:2]), set(order[2:4]), set(order[4:])] == [{"4", "3"}, {"2", "1"}, {"0"}]
+    assert _outputs(client, stack_id)["outputs"] == {str(i): f"w-{i}" for i in range(5)}
+    [user] = sandbox_objects(stack_id)
+    assert user.properties["value"] == "w-0,w-1,w-2,w-3,w-4"
+
+
+def test_batch_create_makes_members_a_batch_at_a_time(client: Client) -> None:
+    policy = {"batch_create": {"max_batch_size": 2}}
+    stack_id = client.create("batched", _stack(_group(3, update_policy=policy)))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    assert _members(child.id) == {"0": "v-0", "1": "v-1", "2": "v-2"}
+    with session_scope() as session:
+        states = [
+            (e.resource_name, e.action, e.status) for e in event_repo.list_events(session, child.id)
+        ]
+    # The child was created with two members and then updated to add the third.
+    assert (None, "CREATE", "COMPLETE") in states and (None, "UPDATE", "COMPLETE") in states
+    created = [n for n, a, st in states if n is not None and a == "CREATE" and st == "COMPLETE"]
+    assert sorted(created) == ["0", "1", "2"]
