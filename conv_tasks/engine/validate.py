@@ -17,6 +17,7 @@ from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
 from conv_tasks.resources import Registry, default_registry, static_problems
 from conv_tasks.resources import template_problems as resource_problems
+from conv_tasks.resources.registry import type_lookup
 from conv_tasks.template import Template, load_template
 from conv_tasks.template.document import join_path
 from conv_tasks.template.functions import ArgumentError, GetAttr, function_call, parse_call
@@ -131,7 +132,11 @@ def _type_problems(document: Any, registry: Registry) -> list[Problem]:
             )
             continue
         if isinstance(properties, Mapping):
-            problems.extend(static_problems(cls, properties, path=join_path(path, "properties")))
+            where = join_path(path, "properties")
+            problems.extend(static_problems(cls, properties, path=where))
+            problems.extend(
+                cls.template_problems(properties, path=where, lookup=type_lookup(registry))
+            )
     return problems
 
 

@@ -164,7 +164,7 @@ def template_problems(template: Template, registry: Registry) -> tuple[list[Prob
         problems.extend(static_problems(cls, values, path=f"resources.{name}.properties"))
         problems.extend(
             cls.template_problems(
-                values, path=f"resources.{name}.properties", lookup=_lookup(registry)
+                values, path=f"resources.{name}.properties", lookup=type_lookup(registry)
             )
         )
         problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
@@ -172,7 +172,9 @@ def template_problems(template: Template, registry: Registry) -> tuple[list[Prob
     return problems, warnings
 
 
-def _lookup(registry: Registry) -> Callable[[str], type[ResourceType] | None]:
+def type_lookup(registry: Registry) -> Callable[[str], type[ResourceType] | None]:
+    """registry.get as a lookup that answers None for a type it does not have."""
+
     def lookup(type_name: str) -> type[ResourceType] | None:
         try:
             return registry.get(type_name)

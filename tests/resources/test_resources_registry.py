@@ -28,6 +28,7 @@ from conv_tasks.resources.builtin import BUILTIN_TYPES
 BUILTIN_NAMES = [
     "OS::Heat::None",
     "OS::Heat::RandomString",
+    "OS::Heat::ResourceGroup",
     "OS::Heat::SoftwareConfig",
     "OS::Heat::SoftwareDeployment",
     "OS::Heat::Stack",
