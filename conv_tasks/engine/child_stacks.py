@@ -23,6 +23,7 @@ from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import operations
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.inherited_secrets import with_inherited_secrets
 from conv_tasks.engine.nesting import child_stack_name, nesting_of_child
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, NotFound
@@ -42,14 +43,16 @@ class EngineChildStacks:
         with session_scope() as session:
             parent = stack_repo.get_stack(session, parent_stack_id)
             files = _files_of(session, parent)
+            secrets = _hidden_values(self._env, session, parent)
             tenant, parent_name = parent.tenant, parent.name
             nesting = nesting_of_child(parent.id, parent.name, parent.nested_depth, resource_name)
+        template, parameters = with_inherited_secrets(request.template, request.parameters, secrets)
         result = operations.create_stack(
             self._env,
             tenant=tenant,
             name=child_stack_name(parent_name, resource_name, token),
-            template=request.template,
-            parameters=request.parameters,
+            template=template,
+            parameters=parameters,
             disable_rollback=True,
             timeout_mins=request.timeout_mins,
             idempotency_key=token,
@@ -64,12 +67,14 @@ class EngineChildStacks:
             tenant = child.tenant
             parent = session.get(Stack, child.parent_stack_id) if child.parent_stack_id else None
             files = _files_of(session, parent)
+            secrets = _hidden_values(self._env, session, parent)
+        template, parameters = with_inherited_secrets(request.template, request.parameters, secrets)
         operations.update_stack(
             self._env,
             tenant=tenant,
             stack_ref=child_id,
-            template=request.template,
-            parameters=request.parameters,
+            template=template,
+            parameters=parameters,
             timeout_mins=request.timeout_mins,
             files=files,
             via_parent=True,
@@ -161,6 +166,16 @@ def _files_of(session: Session, stack: Stack | None) -> dict[str, Any]:
     if stack is None or stack.raw_template_id is None:
         return {}
     return dict(template_repo.get_template(session, stack.raw_template_id).files or {})
+
+
+def _hidden_values(env: EngineEnv, session: Session, stack: Stack | None) -> list[Any]:
+    """The values of the stack's hidden parameters (its inherited ones included)."""
+    if stack is None or stack.raw_template_id is None:
+        return []
+    raw = template_repo.get_template(session, stack.raw_template_id)
+    definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+    hidden = definition.template.hidden_parameters()
+    return [value for name, value in definition.parameters.items() if name in hidden]
 
 
 def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:

@@ -3,6 +3,7 @@ removed by removal_policies, updated in rolling batches, deleted with the group 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from integration_support import sandbox_objects, template
@@ -193,3 +194,45 @@ def test_batch_create_makes_members_a_batch_at_a_time(client: Client) -> None:
     assert (None, "CREATE", "COMPLETE") in states and (None, "UPDATE", "COMPLETE") in states
     created = [n for n, a, st in states if n is not None and a == "CREATE" and st == "COMPLETE"]
     assert sorted(created) == ["0", "1", "2"]
+
+
+def test_member_properties_from_a_hidden_parameter_stay_masked_in_the_child(
+    client: Client,
+) -> None:
+    secret = "hunter2-secret"
+    value = {"str_replace": {"template": "pw=S-%index%", "params": {"S": {"get_param": "pw"}}}}
+    group = _group(2, value=value)  # type: ignore[arg-type]
+    body = template(
+        {"group": group},
+        parameters={"pw": {"type": "string", "hidden": True}},
+        outputs={"each": {"value": {"get_attr": ["group", "output"]}}},
+    )
+    stack_id = client.create("secret", body, parameters={"pw": secret})["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    # The members really have the secret...
+    assert sorted(o.properties["value"] for o in sandbox_objects(child.id)) == [
+        f"pw={secret}-0",
+        f"pw={secret}-1",
+    ]
+    # ...and nothing shown of the child or the parent has it.
+    shown = [
+        client.template(child.id),
+        client.resource(child.id, "0"),
+        client.resource(child.id, "1"),
+        client.events(child.id),
+        client.get(child.id),
+        client.outputs(child.id),
+        client.outputs(stack_id),
+        client.resource(stack_id, "group"),
+        client.template(stack_id),
+        client.events(stack_id),
+    ]
+    for item in shown:
+        assert secret not in json.dumps(item), item
+    assert client.resource(child.id, "0")["properties"]["value"] == "pw=******-0"
+
+    # An update keeps them masked (the child's new template inherits them again).
+    client.update(stack_id, body, parameters={"pw": secret})
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    assert secret not in json.dumps(client.template(child.id))
