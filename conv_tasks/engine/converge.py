@@ -30,6 +30,7 @@ from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ActionContext, ResourceType
 from conv_tasks.template import ResourceData
 from conv_tasks.template.member_view import MEMBER_VIEW
+from conv_tasks.template.resolve import definition_hash
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ def converge(run: NodeRun) -> Outcome:
         prepared = definition.prepare(run.name, _inputs(run, definition), run.env.registry)
     except ConvTasksError as exc:
         return _fail(run, head, definition.reason(run.name, str(exc)))
+    prepared = _with_references(prepared, definition, run.name)
     plugin = prepared.resource_type()
     decision = decide(
         head,
@@ -95,6 +97,20 @@ def converge(run: NodeRun) -> Outcome:
         }
         return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
+
+
+def _with_references(
+    prepared: PreparedResource, definition: StackDefinition, name: str
+) -> PreparedResource:
+    """prepared, its definition hash covering what its type counts of the references to it
+    (a group: the member attributes read). Types that count nothing are left as they are."""
+    counted = prepared.resource_type.references_in_definition(
+        definition.attribute_references.get(name, ())
+    )
+    if counted is None:
+        return prepared
+    digest = definition_hash(prepared.resolved.definition_hash, counted, None)
+    return replace(prepared, resolved=replace(prepared.resolved, definition_hash=digest))
 
 
 def _starting(

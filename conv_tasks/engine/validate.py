@@ -93,6 +93,10 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                 cls = registry.get(target.type)
             except ConvTasksError:
                 continue  # an unknown type: reported once, by its resource
+            reason = cls.reference_problem(call.attribute, call.path)
+            if reason is not None:
+                problems.append(Problem(path, reason))
+                continue
             if cls.dynamic_attributes:
                 continue
             schema = cls.attributes_schema

@@ -115,6 +115,20 @@ class ResourceType:
     update_policy_schema: ClassVar[Mapping[str, PropertySchema] | None] = None
 
     @classmethod
+    def references_in_definition(cls, references: Sequence[tuple[str, Sequence[Any]]]) -> Any:
+        """What of the get_attr references (attribute, path) to a resource of this type is part
+        of its definition: a change of it converges the resource like a change of properties.
+        None (the default): nothing is. A group returns the member attributes its child
+        stack must offer."""
+        return None
+
+    @classmethod
+    def reference_problem(cls, attribute: str, path: Sequence[Any]) -> str | None:
+        """Why get_attr [resource, attribute, *path] can never have a value, as a sentence,
+        for `template validate`; None if it can (the default)."""
+        return None
+
+    @classmethod
     def template_problems(cls, values: Any, *, path: str, lookup: TypeLookup) -> list[Problem]:
         """Problems of the unresolved properties `values` beyond the type's own schema (path:
         resources.NAME.properties); lookup finds another type by name. None by default."""

@@ -192,3 +192,14 @@ def test_attribute_references_keep_literal_paths() -> None:
     assert template.attribute_references() == {
         "g": (("attributes", ()), ("resource.0", ("output",)))
     }
+
+
+def test_template_validate_refuses_group_references_that_never_have_a_value() -> None:
+    outputs = {
+        "bare": {"value": {"get_attr": ["g", "attributes"]}},
+        "fine": {"value": {"get_attr": ["g", "attributes", "output"]}},
+        "any": {"value": {"get_attr": ["g", "whatever_members_have"]}},
+    }
+    errors = _errors(_template({"g": _group()}, outputs=outputs))
+    assert list(errors) == ["outputs.bare.value.get_attr"]
+    assert "needs the name of a member attribute" in errors["outputs.bare.value.get_attr"]

@@ -236,3 +236,33 @@ def test_member_properties_from_a_hidden_parameter_stay_masked_in_the_child(
     client.update(stack_id, body, parameters={"pw": secret})
     assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
     assert secret not in json.dumps(client.template(child.id))
+
+
+def test_a_member_attribute_read_only_after_an_update_is_read(client: Client) -> None:
+    """The group itself is unchanged; only the stack now reads its members' `output`: the
+    child is given the output that carries it."""
+    refs_only = template(
+        {"group": _group(2)}, outputs={"refs": {"value": {"get_attr": ["group", "refs"]}}}
+    )
+    stack_id = client.create("later", refs_only)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    objects = {o.id for o in sandbox_objects(child.id)}
+    client.update(stack_id, _stack(_group(2)))
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    out = _outputs(client, stack_id)
+    assert out["outputs"] == {"0": "v-0", "1": "v-1"}
+    assert out["first_out"] == "v-1"
+    assert {o.id for o in sandbox_objects(child.id)} == objects  # no member touched
+
+
+def test_a_failed_member_fails_the_group_naming_its_child(client: Client) -> None:
+    group = _group(2)
+    group["properties"]["resource_def"]["properties"]["fail_on"] = ["create"]
+    body = template({"group": group})
+    stack_id = client.create("broken", body, disable_rollback=True)["stack_id"]
+    final = client.wait(stack_id, timeout=60)
+    assert final["status"] == "CREATE_FAILED"
+    [row] = [r for r in client.resources(stack_id) if r["name"] == "group"]
+    assert row["status"] == "CREATE_FAILED"
+    assert "nested stack broken-group-" in row["status_reason"]

@@ -35,7 +35,9 @@ def _parent(value: str) -> dict[str, Any]:
     return template({"group": group, "user": user})
 
 
-def test_duplicated_deliveries_make_each_member_once(database_url: str, redis_client: object) -> None:
+def test_duplicated_deliveries_make_each_member_once(
+    database_url: str, redis_client: object
+) -> None:
     dispatcher = DuplicatingDispatcher()
     env = EngineEnv.default(dispatcher)
     rng = random.Random(11)

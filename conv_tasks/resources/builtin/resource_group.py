@@ -12,7 +12,7 @@ other than through the ChildStacks service.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, InvalidInput, Problem, ResourceFailure
@@ -39,6 +39,7 @@ from conv_tasks.resources.group import (
     next_skiplist,
     plan_create,
     plan_update,
+    reference_problem,
     replay,
     static_group_problems,
     update_policy,
@@ -82,6 +83,16 @@ class ResourceGroup(NestedStackResource):
     @classmethod
     def template_problems(cls, values: Any, *, path: str, lookup: TypeLookup) -> list[Problem]:
         return static_group_problems(values, path=path, lookup=lookup)
+
+    @classmethod
+    def references_in_definition(cls, references: Sequence[tuple[str, Sequence[Any]]]) -> Any:
+        # The child's outputs carry only the member attributes read: reading another one
+        # changes the child.
+        return sorted(member_attributes_needed(references)) or None
+
+    @classmethod
+    def reference_problem(cls, attribute: str, path: Sequence[Any]) -> str | None:
+        return reference_problem(attribute, path)
 
     def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         # index_var is not update_allowed in Heat's schema either; everything else converges.
