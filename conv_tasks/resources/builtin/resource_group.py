@@ -24,6 +24,7 @@ from conv_tasks.resources.child_stacks import (
     ChildStacks,
 )
 from conv_tasks.resources.group import (
+    Batch,
     BatchPlan,
     GroupProperties,
     Member,
@@ -163,6 +164,10 @@ class ResourceGroup(NestedStackResource):
             policy.rolling_update,
             definition_changed=old_def != ctx.properties.get(s.RESOURCE_DEF),
         )
+        if not plan.batches:
+            # resource_def changed in a way no member's definition shows (a null property):
+            # one batch that keeps every member still gives the child its outputs.
+            plan = BatchPlan((Batch(resources, (), (), ()),))
         self._check_pause(ctx, plan, s.ROLLING_UPDATE)
         rollout = Rollout.of(plan)
         attributes = member_attributes_needed(ctx.attribute_references)
