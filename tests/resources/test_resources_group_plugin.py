@@ -124,6 +124,7 @@ def _run(plugin: ResourceGroup, children: Children, ctx: ActionContext) -> tuple
 def test_create_without_a_policy_is_one_child_create() -> None:
     children, plugin = Children(), ResourceGroup()
     data, waits = _run(plugin, children, _ctx(children))
+    assert waits == []
     assert len(children.templates) == 1 and children.members() == {"0": "v0", "1": "v1", "2": "v2"}
     assert list(children.templates[0]["outputs"]) == ["refs_map", "member_attribute.output"]
     assert data["members"]["1"] == {"ref": "ref-1", "attributes": {"output": "v1"}}
