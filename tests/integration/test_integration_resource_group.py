@@ -266,3 +266,19 @@ def test_a_failed_member_fails_the_group_naming_its_child(client: Client) -> Non
     [row] = [r for r in client.resources(stack_id) if r["name"] == "group"]
     assert row["status"] == "CREATE_FAILED"
     assert "nested stack broken-group-" in row["status_reason"]
+
+
+def test_a_failed_group_update_rolls_back_to_the_old_members(client: Client) -> None:
+    stack_id = client.create("back", _stack(_group(2)))["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    before = {o.id for o in sandbox_objects(child.id)}
+    bad = _group(3)
+    bad["properties"]["resource_def"]["properties"]["fail_on"] = ["create"]
+    client.update(stack_id, _stack(bad))
+    final = client.wait(stack_id, timeout=90)
+    assert final["status"] == "ROLLBACK_COMPLETE", final
+    assert _child(stack_id).id == child.id
+    assert _members(child.id) == {"0": "v-0", "1": "v-1"}
+    assert {o.id for o in sandbox_objects(child.id)} == before
+    assert _outputs(client, stack_id)["outputs"] == {"0": "v-0", "1": "v-1"}
