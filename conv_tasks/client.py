@@ -159,6 +159,24 @@ class Client:
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)
 
+    def check(self, stack: str) -> dict[str, Any]:
+        """Start a stack check: every resource's type says whether it is healthy; the stack
+        ends CHECK_COMPLETE or CHECK_FAILED (wait() for it). Refused while an operation runs."""
+        return self.call("conv_tasks.stack.check", stack=stack)
+
+    def mark_unhealthy(
+        self, stack: str, resource: str, reason: str | None = None, *, reset: bool = False
+    ) -> dict[str, Any]:
+        """Mark the resource CHECK_FAILED, so that the next update replaces it; reset=True
+        makes a CHECK_FAILED resource CHECK_COMPLETE again. {"status", "changed", ...}."""
+        return self.call(
+            "conv_tasks.resource.mark_unhealthy",
+            stack=stack,
+            resource=resource,
+            reason=reason,
+            reset=reset,
+        )
+
     def signal(
         self, stack: str, resource: str, details: Mapping[str, Any] | None = None
     ) -> dict[str, Any]:

@@ -338,6 +338,17 @@ def stack_cancel(
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
 
+@stack.command("check")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
+    resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
+    _started(ctx, ctx.client().check(name), wait, wait_timeout)
+
+
 @stack.command("show")
 @click.argument("name")
 @listing.format_options
@@ -499,6 +510,24 @@ def resource_signal(ctx: Context, stack_name: str, resource_name: str, data_json
         raise click.BadParameter(f"--data is not JSON: {exc}") from None
     result = ctx.client().signal(stack_name, resource_name, details)
     output.emit_json(result) if ctx.as_json else click.echo(result.get("message", "signalled"))
+
+
+@resource.command("mark-unhealthy")
+@click.argument("stack_name")
+@click.argument("resource_name")
+@click.option("--reason", help="Why the resource is unhealthy (kept with its status).")
+@click.option("--reset", is_flag=True, help="Clear the mark: CHECK_FAILED becomes CHECK_COMPLETE.")
+@pass_ctx
+def resource_mark_unhealthy(
+    ctx: Context, stack_name: str, resource_name: str, reason: str | None, reset: bool
+) -> None:
+    """Mark RESOURCE_NAME of STACK_NAME unhealthy (CHECK_FAILED): the next update replaces it."""
+    result = ctx.client().mark_unhealthy(stack_name, resource_name, reason, reset=reset)
+    if ctx.as_json:
+        output.emit_json(result)
+        return
+    unchanged = "" if result["changed"] else " (unchanged)"
+    click.echo(f"{stack_name}/{resource_name}: {result['status']}{unchanged}")
 
 
 # -------------------------------------------------------- db, worker, beat

@@ -24,6 +24,7 @@ from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.health import restart_check
 from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.status import Action, Status
@@ -306,18 +307,21 @@ def restart_traversal(env: EngineEnv, stack_id: str, expected: str, reason: str)
             stack = stack_repo.get_stack(session, stack_id)
             if stack.current_traversal != expected or stack.status != Status.IN_PROGRESS:
                 return None
-            raw = template_repo.get_template(session, stack.raw_template_id or 0)
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters)
-            started = begin(
-                env,
-                session,
-                stack,
-                action=stack.action,
-                template_id=raw.id,
-                definition=definition,
-                expected=expected,
-                reason=reason,
-            )
+            if stack.action == Action.CHECK:
+                started = restart_check(env, session, stack, expected, reason)
+            else:
+                raw = template_repo.get_template(session, stack.raw_template_id or 0)
+                definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+                started = begin(
+                    env,
+                    session,
+                    stack,
+                    action=stack.action,
+                    template_id=raw.id,
+                    definition=definition,
+                    expected=expected,
+                    reason=reason,
+                )
     except LostRace:
         return None
     launch(env, started, expected)

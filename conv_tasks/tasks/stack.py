@@ -10,9 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine import detail_views, operations, views
+from conv_tasks.engine import detail_views, health, operations, views
 from conv_tasks.engine.signal import signal_resource
-from conv_tasks.limits import MAX_ID, MAX_TEMPLATE_BYTES, MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
+from conv_tasks.limits import (
+    MAX_ID,
+    MAX_REASON_CHARS,
+    MAX_TEMPLATE_BYTES,
+    MAX_TIMEOUT_MINS,
+    MIN_TIMEOUT_MINS,
+)
 from conv_tasks.tasks.payloads import Field, Limit
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
@@ -75,6 +81,35 @@ def rollback(tenant: str, stack: str) -> dict[str, Any]:
 )
 def cancel_update(tenant: str, stack: str, rollback: bool) -> dict[str, Any]:
     return operations.cancel_update(engine_env(), tenant=tenant, stack_ref=stack, rollback=rollback)
+
+
+@public_task("conv_tasks.stack.check", [TENANT, STACK])
+def check(tenant: str, stack: str) -> dict[str, Any]:
+    return health.check_stack(engine_env(), tenant=tenant, stack_ref=stack)
+
+
+@public_task(
+    "conv_tasks.resource.mark_unhealthy",
+    [
+        TENANT,
+        STACK,
+        Field("resource", (str,), required=True, is_name=True),
+        Field("reason", (str,), max_bytes=Limit(MAX_REASON_CHARS, "MAX_REASON_CHARS")),
+        # True (Heat's mark_unhealthy: false): a CHECK_FAILED resource is CHECK_COMPLETE again.
+        Field("reset", (bool,), default=False),
+    ],
+)
+def mark_unhealthy(
+    tenant: str, stack: str, resource: str, reason: str | None, reset: bool
+) -> dict[str, Any]:
+    return health.mark_unhealthy(
+        engine_env(),
+        tenant=tenant,
+        stack_ref=stack,
+        resource=resource,
+        reason=reason,
+        reset=reset,
+    )
 
 
 @public_task(
