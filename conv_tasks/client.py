@@ -11,7 +11,7 @@ import builtins
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from celery import Celery
@@ -117,6 +117,7 @@ class Client:
         disable_rollback: bool = False,
         timeout_mins: int | None = None,
         idempotency_key: str | None = None,
+        tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Create a stack. Retry a create that timed out with the same `idempotency_key`
         (one is made up when none is given): it answers with the stack the first made."""
@@ -128,6 +129,7 @@ class Client:
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=idempotency_key or uuid.uuid4().hex,
+            tags=list(tags) if tags is not None else None,
         )
 
     def update(
@@ -139,7 +141,11 @@ class Client:
         existing_parameters: bool = False,
         disable_rollback: bool | None = None,
         timeout_mins: int | None = None,
+        tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
+        """Start an update. `tags` replace the stack's ([] clears them); None keeps them
+        when the update keeps the template or existing_parameters, and clears them on a
+        full update (Heat's PUT and PATCH)."""
         return self.call(
             "conv_tasks.stack.update",
             stack=stack,
@@ -148,6 +154,7 @@ class Client:
             existing_parameters=existing_parameters,
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
+            tags=list(tags) if tags is not None else None,
         )
 
     def delete(self, stack: str) -> dict[str, Any]:
@@ -245,8 +252,24 @@ class Client:
         )
         return dict(result["stack"])
 
-    def list(self) -> builtins.list[dict[str, Any]]:
-        return list(self.call("conv_tasks.stack.list")["stacks"])
+    def list(
+        self,
+        *,
+        tags: Sequence[str] | None = None,
+        tags_any: Sequence[str] | None = None,
+        not_tags: Sequence[str] | None = None,
+        not_tags_any: Sequence[str] | None = None,
+    ) -> builtins.list[dict[str, Any]]:
+        """The tenant's stacks; tag filters as heatclient's: having all of `tags`, at least
+        one of `tags_any`, not all of `not_tags`, none of `not_tags_any`."""
+        filters = {
+            "tags": tags,
+            "tags_any": tags_any,
+            "not_tags": not_tags,
+            "not_tags_any": not_tags_any,
+        }
+        given = {name: list(value) for name, value in filters.items() if value is not None}
+        return list(self.call("conv_tasks.stack.list", **given)["stacks"])
 
     def resources(self, stack: str, *, all_versions: bool = False) -> builtins.list[dict[str, Any]]:
         return list(

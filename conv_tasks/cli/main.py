@@ -18,6 +18,7 @@ from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
+from conv_tasks.tags import split_tags
 
 
 def _tenant_default() -> str:
@@ -105,6 +106,16 @@ def _parameters(pairs: tuple[str, ...], json_text: str | None) -> dict[str, Any]
     return values
 
 
+def _tags(text: str | None) -> list[str] | None:
+    """--tags a,b as a list; absent stays None (on update: keep or clear as Heat does)."""
+    return None if text is None else split_tags(text)
+
+
+tags_option = click.option(
+    "--tags", metavar="TAG,...", help="The stack's tags, comma-separated ('' clears them)."
+)
+
+
 def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: float) -> None:
     if ctx.as_json and not wait:
         output.emit_json(result)
@@ -163,6 +174,7 @@ def stack() -> None:
 @param_json_option
 @click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
 @click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
+@tags_option
 @click.option(
     "--idempotency-key",
     help="Sent again with the same key, the create answers with the stack it made. "
@@ -180,6 +192,7 @@ def stack_create(
     disable_rollback: bool,
     timeout_mins: int | None,
     idempotency_key: str | None,
+    tags: str | None,
     wait: bool,
     wait_timeout: float,
 ) -> None:
@@ -193,6 +206,7 @@ def stack_create(
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=key,
+            tags=_tags(tags),
         )
     except (TimeoutError, CeleryTimeoutError):
         # The request may still run when a worker takes it: a retry with this key is safe.
@@ -212,6 +226,7 @@ def stack_create(
 @click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
 @click.option("--disable-rollback/--enable-rollback", default=None)
 @click.option("--timeout-mins", type=int)
+@tags_option
 @click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
 @wait_option
 @wait_timeout_option
@@ -225,11 +240,13 @@ def stack_update(
     existing: bool,
     disable_rollback: bool | None,
     timeout_mins: int | None,
+    tags: str | None,
     dry_run: bool,
     wait: bool,
     wait_timeout: float,
 ) -> None:
-    """Update stack NAME to a new template and/or parameters."""
+    """Update stack NAME to a new template and/or parameters. Without --tags, the tags are
+    kept when the template or the parameters (--existing) are kept, else cleared (Heat)."""
     template = _read_template(template_file) if template_file else None
     if dry_run:
         from conv_tasks.cli.preview import show_preview
@@ -246,6 +263,7 @@ def stack_update(
         existing_parameters=existing,
         disable_rollback=disable_rollback,
         timeout_mins=timeout_mins,
+        tags=_tags(tags),
     )
     _started(ctx, result, wait, wait_timeout)
 
@@ -359,12 +377,27 @@ def stack_show(ctx: Context, name: str) -> None:
 
 
 @stack.command("list")
+@click.option("--tags", "all_of", metavar="TAG,...", help="Only stacks with all these tags.")
+@click.option("--tags-any", "any_of", metavar="TAG,...", help="Only stacks with any of these.")
+@click.option("--not-tags", "not_all_of", metavar="TAG,...", help="Skip stacks with all of these.")
+@click.option("--not-tags-any", "none_of", metavar="TAG,...", help="Skip stacks with any of these.")
 @listing.format_options
 @pass_ctx
-def stack_list(ctx: Context) -> None:
-    """List the tenant's stacks."""
-    rows = ctx.client().list()
-    ctx.emit_rows(rows, ["id", "name", "status", "updated_at"])
+def stack_list(
+    ctx: Context,
+    all_of: str | None,
+    any_of: str | None,
+    not_all_of: str | None,
+    none_of: str | None,
+) -> None:
+    """List the tenant's stacks, filtered by tags as heatclient does."""
+    rows = ctx.client().list(
+        tags=_tags(all_of),
+        tags_any=_tags(any_of),
+        not_tags=_tags(not_all_of),
+        not_tags_any=_tags(none_of),
+    )
+    ctx.emit_rows(rows, ["id", "name", "status", "tags", "updated_at"])
 
 
 @stack.command("outputs")

@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 JsonB = JSON().with_variant(JSONB(), "postgresql")
@@ -61,6 +61,7 @@ class Stack(Base):
             postgresql_where=text("deleted_at IS NULL"),
         ),
         Index("ix_stack_status", "status"),
+        Index("ix_stack_tags", "tags", postgresql_using="gin"),
         # A create's idempotency key names one stack of its tenant for as long as the row lives.
         Index(
             "uq_stack_tenant_idempotency_key",
@@ -98,6 +99,10 @@ class Stack(Base):
     )
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # The stack's tags (Heat's), filterable in `stack list` (conv_tasks.tags).
+    tags: Mapped[list[str]] = mapped_column(
+        ARRAY(Text()), nullable=False, default=list, server_default=text("'{}'::text[]")
+    )
 
 
 class Resource(Base):

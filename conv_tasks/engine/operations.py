@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -29,6 +29,7 @@ from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
+from conv_tasks.tags import checked_tags
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +72,10 @@ def create_stack(
     disable_rollback: bool = False,
     timeout_mins: int | None = None,
     idempotency_key: str | None = None,
+    tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     check_stack_name(name)
+    stack_tags = checked_tags(tags or [])
     if idempotency_key is not None:
         replayed = replay_create(tenant, name, idempotency_key)
         if replayed is not None:
@@ -95,6 +98,7 @@ def create_stack(
                 disable_rollback=disable_rollback,
                 timeout_mins=timeout_mins,
                 idempotency_key=idempotency_key,
+                tags=list(stack_tags),
             )
             session.add(stack)
             session.flush()
@@ -132,7 +136,12 @@ def update_stack(
     existing_parameters: bool = False,
     disable_rollback: bool | None = None,
     timeout_mins: int | None = None,
+    tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
+    not given, an update keeping the parameters or the template keeps them, and a full
+    update (a new template, parameters not kept) clears them."""
+    new_tags = checked_tags(tags) if tags is not None else None
     with session_scope() as session:
         stack = _load_for_change(session, tenant, stack_ref)
         if stack.action == Action.DELETE:
@@ -149,6 +158,8 @@ def update_stack(
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
             stack.timeout_mins = timeout_mins
+        if new_tags is not None or not keep:
+            stack.tags = list(new_tags or ())
         session.flush()
         old = stack.current_traversal
         started = begin(

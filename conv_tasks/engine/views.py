@@ -20,6 +20,7 @@ from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import StackDefinition, default_definitions
 from conv_tasks.engine.redact import Redactor
 from conv_tasks.errors import NotFound
+from conv_tasks.tags import TagFilter
 from conv_tasks.template import ResourceData, public_parameters
 
 
@@ -54,6 +55,7 @@ def stack_summary(stack: Stack, redact: Redactor) -> dict[str, Any]:
         "created_at": _time(stack.created_at),
         "updated_at": _time(stack.updated_at),
         "deleted_at": _time(stack.deleted_at),
+        "tags": list(stack.tags or ()),
     }
 
 
@@ -79,9 +81,10 @@ def show_stack(tenant: str, ref: str, *, include_deleted: bool = False) -> dict[
         return data
 
 
-def list_stacks(tenant: str) -> list[dict[str, Any]]:
+def list_stacks(tenant: str, tag_filter: TagFilter | None = None) -> list[dict[str, Any]]:
     with session_scope() as session:
-        return [stack_summary(s, Redactor(())) for s in stack_repo.list_stacks(session, tenant)]
+        rows = stack_repo.list_stacks(session, tenant, tag_filter=tag_filter)
+        return [stack_summary(s, Redactor(())) for s in rows]
 
 
 def _resource(row: Resource, redact: Redactor) -> dict[str, Any]:

@@ -15,15 +15,36 @@ from conv_tasks.engine.signal import signal_resource
 from conv_tasks.limits import (
     MAX_ID,
     MAX_REASON_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
     MAX_TEMPLATE_BYTES,
     MAX_TIMEOUT_MINS,
     MIN_TIMEOUT_MINS,
 )
+from conv_tasks.tags import TagFilter, tag_problems
 from conv_tasks.tasks.payloads import Field, Limit
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 
 TEMPLATE_BYTES = Limit(MAX_TEMPLATE_BYTES, "MAX_TEMPLATE_BYTES")
+# Heat's stack tags (conv_tasks.tags says which are refused, and why, at tags[i]).
+_TAG_LIST_SCHEMA = {
+    "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_CHARS},
+    "maxItems": MAX_TAGS,
+}
+
+
+def _tag_field(name: str, description: str) -> Field:
+    return Field(
+        name, (list,), description=description, check=tag_problems, schema=_TAG_LIST_SCHEMA
+    )
+
+
+TAGS = _tag_field(
+    "tags",
+    "The stack's tags. On update: given, they replace the stack's ([] clears them); "
+    "absent, kept if the update keeps the template or existing_parameters, else cleared.",
+)
 TIMEOUT = Field(
     "timeout_mins",
     (int,),
@@ -43,6 +64,7 @@ TIMEOUT = Field(
         TIMEOUT,
         # Sent again with the same key, a create answers with the stack it made (README).
         Field("idempotency_key", (str,), is_name=True),
+        TAGS,
     ],
 )
 def create(**args: Any) -> dict[str, Any]:
@@ -59,6 +81,7 @@ def create(**args: Any) -> dict[str, Any]:
         Field("existing_parameters", (bool,), default=False),
         Field("disable_rollback", (bool,)),
         TIMEOUT,
+        TAGS,
     ],
 )
 def update(**args: Any) -> dict[str, Any]:
@@ -120,9 +143,18 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
     return {"stack_id": data["id"], "stack": data}
 
 
-@public_task("conv_tasks.stack.list", [TENANT])
-def list_(tenant: str) -> dict[str, Any]:
-    return {"stacks": views.list_stacks(tenant)}
+@public_task(
+    "conv_tasks.stack.list",
+    [
+        TENANT,
+        _tag_field("tags", "Only stacks that have every one of these tags."),
+        _tag_field("tags_any", "Only stacks that have at least one of these tags."),
+        _tag_field("not_tags", "Only stacks that lack at least one of these tags."),
+        _tag_field("not_tags_any", "Only stacks that have none of these tags."),
+    ],
+)
+def list_(tenant: str, **filters: list[str] | None) -> dict[str, Any]:
+    return {"stacks": views.list_stacks(tenant, TagFilter.build(**filters))}
 
 
 @public_task(
