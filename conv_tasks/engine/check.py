@@ -14,7 +14,6 @@ the plugin again. This module never starts an operation and never acts on a reso
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion
 from conv_tasks.engine.actions import action_context, run_step
@@ -41,7 +40,7 @@ def check_node(run: NodeRun) -> Outcome:
         return Outcome.SUPERSEDED
     if _checked_already(head, claim):
         run.write(head, {})
-        return _hand_on(run, head, head.status_reason if head.status == Status.FAILED else None)
+        return _hand_on(run, head.status_reason if head.status == Status.FAILED else None)
     unusable = _unusable(head)
     if unusable is not None:
         run.write(head, {}, [NodeEvent(Action.CHECK, Status.FAILED, unusable, head.physical_id)])
@@ -66,8 +65,9 @@ def check_node(run: NodeRun) -> Outcome:
         "action": Action.CHECK,
         "status": status,
         "status_reason": failed or "",
-        # When this check was made: a repeated delivery of this node finds it done.
-        "action_started_at": datetime.now(UTC),
+        # Which check operation made this check (its start, as the stack row has it, so no
+        # host's clock matters): a repeated delivery of this node finds it done.
+        "action_started_at": claim.stack.started_at if claim.stack is not None else None,
     }
     events = [
         NodeEvent(Action.CHECK, Status.IN_PROGRESS),
@@ -75,7 +75,7 @@ def check_node(run: NodeRun) -> Outcome:
     ]
     if not run.write(head, fields, events).ok:
         return Outcome.LOST_LEASE
-    return _hand_on(run, head, failed)
+    return _hand_on(run, failed)
 
 
 def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
@@ -89,8 +89,7 @@ def _checked_already(head: ResourceVersion, claim: Claim) -> bool:
         head.action == Action.CHECK
         and head.status != Status.IN_PROGRESS
         and started is not None
-        and head.action_started_at is not None
-        and head.action_started_at >= started
+        and head.action_started_at == started
     )
 
 
@@ -105,10 +104,10 @@ def _unusable(head: ResourceVersion) -> str | None:
     return None
 
 
-def _hand_on(run: NodeRun, head: ResourceVersion, failed: str | None) -> Outcome:
+def _hand_on(run: NodeRun, failed: str | None) -> Outcome:
     if failed is not None:
         return _hand_on_failure(run, failed)
-    run.hand_on(NodeOutput(head.attributes.get("ref")))
+    run.hand_on(NodeOutput())  # nothing follows a check node but the stack's own point
     return Outcome.COMPLETE
 
 
