@@ -196,3 +196,36 @@ def test_mark_unhealthy_refuses_an_unknown_resource(client: Client) -> None:
     with pytest.raises(NotFound) as info:
         client.mark_unhealthy(stack_id, "nope")
     assert "'nope'" in str(info.value)
+
+
+def test_check_of_a_failed_create_fails_without_asking_and_changes_no_row(
+    client: Client,
+) -> None:
+    broken = template(
+        {
+            "bad": test_resource("x", fail_on=["create"]),
+            "after": {**test_resource("y"), "depends_on": ["bad"]},
+        }
+    )
+    stack_id = client.create("failed", broken, disable_rollback=True)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_FAILED"
+    before = [(r.name, r.version, r.action, r.status) for r in resource_rows(stack_id)]
+
+    client.check(stack_id)
+    done = client.wait(stack_id)
+    assert done["status"] == "CHECK_FAILED"
+    assert "bad: its CREATE failed" in done["status_reason"]
+    assert "after: the resource was never created" in done["status_reason"]
+    assert [(r.name, r.version, r.action, r.status) for r in resource_rows(stack_id)] == before
+
+    fixed = template(
+        {"bad": test_resource("x"), "after": {**test_resource("y"), "depends_on": ["bad"]}}
+    )
+    client.update(stack_id, fixed)
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+
+
+def test_check_of_a_stack_without_resources_completes(client: Client) -> None:
+    stack_id = created(client, "empty", template({}))
+    client.check(stack_id)
+    assert client.wait(stack_id)["status"] == "CHECK_COMPLETE"
