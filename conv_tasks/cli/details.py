@@ -84,10 +84,18 @@ def output_show(ctx: Context, stack_name: str, output_name: str) -> None:
     default=None,
     help="Output format (default: yaml; json with --json).",
 )
+@click.option(
+    "--environment",
+    "show_environment",
+    is_flag=True,
+    help="Print the stack's merged environment instead (hidden values masked).",
+)
 @pass_ctx
-def template_show(ctx: Context, stack_name: str, fmt: str | None) -> None:
-    """Print the current template of STACK_NAME (hidden parameters' defaults masked)."""
-    document = ctx.client().template(stack_name)
+def template_show(ctx: Context, stack_name: str, fmt: str | None, show_environment: bool) -> None:
+    """Print the current template of STACK_NAME (hidden parameters' defaults masked), or
+    with --environment the environment merged from those it was given."""
+    client = ctx.client()
+    document = client.environment(stack_name) if show_environment else client.template(stack_name)
     if (fmt or ("json" if ctx.as_json else "yaml")) == "json":
         output.emit_json(document)
     else:
@@ -116,11 +124,16 @@ def stack_events(
     resources: tuple[str, ...],
     statuses: tuple[str, ...],
     follow: bool,
+    nested_depth: int = 0,
 ) -> None:
     client = ctx.client()
+    if follow and nested_depth:
+        raise click.UsageError("--follow shows the stack's own events: leave out --nested-depth.")
     if not follow:
-        rows = [e for e in client.events(name) if event_matches(e, resources, statuses)]
-        listing.emit_rows(rows, EVENT_COLUMNS, ctx.as_json)
+        events = client.events(name, nested_depth=nested_depth)
+        rows = [e for e in events if event_matches(e, resources, statuses)]
+        columns = [*EVENT_COLUMNS[:1], "stack_name", *EVENT_COLUMNS[1:]]
+        listing.emit_rows(rows, columns if nested_depth else EVENT_COLUMNS, ctx.as_json)
         return
     fmt, _ = listing.chosen(ctx.as_json)
     from conv_tasks.cli.progress import ProgressView

@@ -111,11 +111,15 @@ def list_stacks(
     tenant: str,
     *,
     with_deleted: bool = False,
+    show_nested: bool = False,
     tag_filter: TagFilter | None = None,
 ) -> Sequence[Stack]:
+    """The tenant's stacks; nested stacks only when asked for; those `tag_filter` keeps."""
     stmt = select(Stack).where(Stack.tenant == tenant).order_by(Stack.created_at, Stack.name)
     if not with_deleted:
         stmt = stmt.where(Stack.deleted_at.is_(None))
+    if not show_nested:
+        stmt = stmt.where(Stack.parent_stack_id.is_(None))
     if tag_filter:
         stmt = stmt.where(*_tag_conditions(tag_filter))
     return session.scalars(stmt).all()
@@ -134,6 +138,25 @@ def _tag_conditions(tag_filter: TagFilter) -> list[ColumnElement[bool]]:
     if tag_filter.none_of:
         conditions.append(not_(tags.overlap(list(tag_filter.none_of))))
     return conditions
+
+
+def descendants(
+    session: Session, stack: Stack, depth: int, *, with_deleted: bool = False
+) -> list[Stack]:
+    """The nested stacks below `stack`, at most `depth` levels down, level by level (one
+    query per level)."""
+    found: list[Stack] = []
+    level = [stack.id]
+    for _ in range(max(0, depth)):
+        if not level:
+            break
+        stmt = select(Stack).where(Stack.parent_stack_id.in_(level), Stack.tenant == stack.tenant)
+        if not with_deleted:
+            stmt = stmt.where(Stack.deleted_at.is_(None))
+        children = list(session.scalars(stmt.order_by(Stack.created_at, Stack.id)))
+        found.extend(children)
+        level = [child.id for child in children]
+    return found
 
 
 def swap_traversal(

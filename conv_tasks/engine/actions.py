@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from conv_tasks.db.nodes import ResourceVersion
+from conv_tasks.engine.child_stacks import EngineChildStacks
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.status import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
@@ -60,6 +61,9 @@ def action_context(
         now=now,
         sandbox=env.sandbox,
         deployments=env.deployments,
+        children=EngineChildStacks(env),
+        deadline=version.action_deadline.timestamp() if version.action_deadline else None,
+        wait_handles=env.wait_handles,
     )
 
 
@@ -93,7 +97,7 @@ def run_step(
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
-        picked = {k: attributes[k] for k in wanted_attributes if k in attributes}
+        picked = plugin.picked_attributes(attributes, wanted_attributes)
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -80,13 +81,16 @@ def converge(run: NodeRun) -> Outcome:
         ctx = action_context(
             run.env, run.task.stack_id, head, Action.CREATE, properties=prepared.properties
         )
-        step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         started = datetime.fromtimestamp(ctx.started_at, UTC)
+        deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
+        # The version's deadline is written with the step's outcome: the step sees it now.
+        ctx = replace(ctx, deadline=deadline.timestamp())
+        step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         intent = {
             **target,
             "action": Action.CREATE,
             "action_started_at": started,
-            "action_deadline": _action_deadline(claim.stack, plugin, prepared.properties, started),
+            "action_deadline": deadline,
             "interrupt_reason": None,
         }
         return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
@@ -363,7 +367,7 @@ def _converged(
         )
         try:
             fresh = dict(plugin.attributes(ctx))
-            attrs.update({k: fresh[k] for k in wanted if k in fresh})
+            attrs.update(plugin.picked_attributes(fresh, wanted))
             ref = plugin.reference(ctx)
         except Exception as exc:
             return _fail(run, version, run.redact(f"reading attributes failed: {exc}"))

@@ -38,7 +38,7 @@ UNMARKED = "marked healthy again by the user"
 def check_graph(env: EngineEnv, session: Session, stack: Stack) -> TraversalGraph:
     """One check node for every resource of the stack's template that has a version."""
     raw = template_repo.get_template(session, stack.raw_template_id or 0)
-    definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+    definition = env.definitions.of_row(raw)
     names = {v.name for v in resource_repo.existing_versions(session, stack.id) if v.is_head}
     wanted = names & set(definition.template.resources)
     return TraversalGraph(NodeKey(Phase.CHECK, name) for name in wanted)

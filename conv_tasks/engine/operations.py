@@ -20,13 +20,20 @@ from conv_tasks.db import events as event_repo
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
-from conv_tasks.db.models import Stack
+from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.health import restart_check
 from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
+from conv_tasks.engine.nesting import Nesting, refuse_direct_change
+from conv_tasks.engine.stack_inputs import (
+    EnvironmentSources,
+    StackInputs,
+    request_inputs,
+    update_inputs,
+)
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
 from conv_tasks.tags import checked_tags
@@ -72,22 +79,27 @@ def create_stack(
     disable_rollback: bool = False,
     timeout_mins: int | None = None,
     idempotency_key: str | None = None,
+    environment: EnvironmentSources | None = None,
+    files: Mapping[str, Any] | None = None,
+    nesting: Nesting | None = None,
     tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    """Start creating a stack. `nesting` makes it the child of a parent's resource (the
+    ChildStacks service passes it; users cannot)."""
     check_stack_name(name)
     stack_tags = checked_tags(tags or [])
     if idempotency_key is not None:
         replayed = replay_create(tenant, name, idempotency_key)
         if replayed is not None:
             return replayed
-    definition = StackDefinition.build(template, parameters, env.registry)
+    inputs = request_inputs(environment, files)
+    definition = StackDefinition.build(
+        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+    )
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
-            raw = template_repo.add_template(
-                session, dict(definition.template.raw), dict(parameters)
-            )
-            env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
+            raw = _store_template(env, session, definition, dict(parameters), inputs)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -100,6 +112,10 @@ def create_stack(
                 idempotency_key=idempotency_key,
                 tags=list(stack_tags),
             )
+            if nesting is not None:
+                stack.parent_stack_id = nesting.parent_stack_id
+                stack.parent_resource = nesting.parent_resource
+                stack.nested_depth = nesting.depth
             session.add(stack)
             session.flush()
             started = begin(
@@ -122,8 +138,17 @@ def create_stack(
     return _result(stack, started, definition)
 
 
-def _load_for_change(session: Session, tenant: str, stack_ref: str) -> Stack:
-    return stack_repo.find_stack(session, tenant, stack_ref)
+def _load_for_change(
+    session: Session, tenant: str, stack_ref: str, *, via_parent: bool = False
+) -> Stack:
+    """The stack a change is for; a nested stack only when its parent asks (`via_parent`),
+    or when its parent is gone (a child its parent's resource retained is the user's)."""
+    stack = stack_repo.find_stack(session, tenant, stack_ref)
+    if stack.parent_stack_id is not None and not via_parent:
+        parent = session.get(Stack, stack.parent_stack_id)
+        if parent is not None and parent.deleted_at is None:
+            refuse_direct_change(stack.name, parent.name, stack.parent_resource)
+    return stack
 
 
 def update_stack(
@@ -136,6 +161,9 @@ def update_stack(
     existing_parameters: bool = False,
     disable_rollback: bool | None = None,
     timeout_mins: int | None = None,
+    environment: EnvironmentSources | None = None,
+    files: Mapping[str, Any] | None = None,
+    via_parent: bool = False,
     tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
@@ -143,17 +171,20 @@ def update_stack(
     update (a new template, parameters not kept) clears them."""
     new_tags = checked_tags(tags) if tags is not None else None
     with session_scope() as session:
-        stack = _load_for_change(session, tenant, stack_ref)
+        stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if stack.action == Action.DELETE:
             raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
         current = template_repo.get_template(session, stack.raw_template_id or 0)
         source: Mapping[str, Any] | str = template if template is not None else current.template
-        # Without a new template, the stack's parameters are kept and the given ones patched in.
+        # Without a new template, the stack's parameters, environment and files are kept
+        # and the given ones patched in (README "Environments").
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        definition = StackDefinition.build(source, values, env.registry)
-        raw = template_repo.add_template(session, dict(definition.template.raw), values)
-        env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
+        inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        definition = StackDefinition.build(
+            source, values, env.registry, files=inputs.files, environment=inputs.environment
+        )
+        raw = _store_template(env, session, definition, values, inputs)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
@@ -176,14 +207,32 @@ def update_stack(
     return _result(stack, started, definition)
 
 
+def _store_template(
+    env: EngineEnv,
+    session: Session,
+    definition: StackDefinition,
+    parameters: dict[str, Any],
+    inputs: StackInputs,
+) -> RawTemplate:
+    """Store the template the definition was built from, and keep the definition cached."""
+    environment, files = inputs.stored()
+    raw = template_repo.add_template(
+        session, dict(definition.template.raw), parameters, files, environment
+    )
+    env.definitions.remember(raw.id, definition, raw.template, raw.parameters, environment, files)
+    return raw
+
+
 def _empty_template_id(env: EngineEnv, session: Session) -> tuple[int, StackDefinition]:
     raw = template_repo.add_template(session, dict(EMPTY_TEMPLATE), {})
-    return raw.id, env.definitions.of(raw.id, raw.template, raw.parameters)
+    return raw.id, env.definitions.of_row(raw)
 
 
-def delete_stack(env: EngineEnv, *, tenant: str, stack_ref: str) -> dict[str, Any]:
+def delete_stack(
+    env: EngineEnv, *, tenant: str, stack_ref: str, via_parent: bool = False
+) -> dict[str, Any]:
     with session_scope() as session:
-        stack = _load_for_change(session, tenant, stack_ref)
+        stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal
         if old:
@@ -233,7 +282,7 @@ def rollback_stack(
         if stack.prev_raw_template_id is not None:
             raw = template_repo.get_template(session, stack.prev_raw_template_id)
             template_id = raw.id
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+            definition = env.definitions.of_row(raw)
         else:
             template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal if expected is None else expected
@@ -254,11 +303,11 @@ def rollback_stack(
 
 
 def cancel_update(
-    env: EngineEnv, *, tenant: str, stack_ref: str, rollback: bool = True
+    env: EngineEnv, *, tenant: str, stack_ref: str, rollback: bool = True, via_parent: bool = False
 ) -> dict[str, Any]:
     """Stop an update in progress, rolling back to the last complete template or not."""
     with session_scope() as session:
-        stack = _load_for_change(session, tenant, stack_ref)
+        stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if not (
             stack.action in (Action.UPDATE, Action.CREATE) and stack.status == Status.IN_PROGRESS
         ):
@@ -322,7 +371,7 @@ def restart_traversal(env: EngineEnv, stack_id: str, expected: str, reason: str)
                 started = restart_check(env, session, stack, expected, reason)
             else:
                 raw = template_repo.get_template(session, stack.raw_template_id or 0)
-                definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+                definition = env.definitions.of_row(raw)
                 started = begin(
                     env,
                     session,

@@ -37,7 +37,7 @@ def stack_definition(session: Session, stack: Stack) -> StackDefinition | None:
     except NotFound:
         # The stack's delete completed between our reads and took its templates with it.
         return None
-    return default_definitions().of(raw.id, raw.template, raw.parameters)
+    return default_definitions().of_row(raw)
 
 
 def redactor_for(definition: StackDefinition | None) -> Redactor:
@@ -56,6 +56,7 @@ def stack_summary(stack: Stack, redact: Redactor) -> dict[str, Any]:
         "updated_at": _time(stack.updated_at),
         "deleted_at": _time(stack.deleted_at),
         "tags": list(stack.tags or ()),
+        "parent_stack_id": stack.parent_stack_id,
     }
 
 
@@ -73,6 +74,9 @@ def show_stack(tenant: str, ref: str, *, include_deleted: bool = False) -> dict[
             template_id=stack.raw_template_id,
             previous_template_id=stack.prev_raw_template_id,
             traversal=stack.current_traversal,
+            parent_resource=stack.parent_resource,
+            parent_stack_name=_parent_name(session, stack),
+            nested_depth=stack.nested_depth,
         )
         if definition is not None:
             data["description"] = definition.template.description
@@ -81,9 +85,22 @@ def show_stack(tenant: str, ref: str, *, include_deleted: bool = False) -> dict[
         return data
 
 
-def list_stacks(tenant: str, tag_filter: TagFilter | None = None) -> list[dict[str, Any]]:
+def _parent_name(session: Session, stack: Stack) -> str | None:
+    if stack.parent_stack_id is None:
+        return None
+    parent = session.get(Stack, stack.parent_stack_id)
+    return parent.name if parent is not None else None
+
+
+def list_stacks(
+    tenant: str, *, show_nested: bool = False, tag_filter: TagFilter | None = None
+) -> list[dict[str, Any]]:
+    """The tenant's live stacks; nested stacks (made by a parent's resource) only when asked;
+    those `tag_filter` keeps."""
     with session_scope() as session:
-        rows = stack_repo.list_stacks(session, tenant, tag_filter=tag_filter)
+        rows = stack_repo.list_stacks(
+            session, tenant, show_nested=show_nested, tag_filter=tag_filter
+        )
         return [stack_summary(s, Redactor(())) for s in rows]
 
 
@@ -102,44 +119,61 @@ def _resource(row: Resource, redact: Redactor) -> dict[str, Any]:
     }
 
 
-def list_resources(tenant: str, ref: str, *, all_versions: bool = False) -> list[dict[str, Any]]:
+def list_resources(
+    tenant: str, ref: str, *, all_versions: bool = False, nested_depth: int = 0
+) -> list[dict[str, Any]]:
+    """The stack's resources; with nested_depth N, those of its nested stacks N levels down
+    too, each naming its stack (`stack_name`, and `parent_resource` for a nested one)."""
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, ref)
-        redact = redactor_for(stack_definition(session, stack))
-        rows = resource_repo.versions(session, stack.id)
-        return [
-            _resource(r, redact)
-            for r in sorted(rows, key=lambda r: (r.name, r.version))
-            if all_versions or r.replaced_by is None
-        ]
+        result: list[dict[str, Any]] = []
+        for one in [stack, *stack_repo.descendants(session, stack, nested_depth)]:
+            redact = redactor_for(stack_definition(session, one))
+            rows = resource_repo.versions(session, one.id)
+            for r in sorted(rows, key=lambda r: (r.name, r.version)):
+                if not (all_versions or r.replaced_by is None):
+                    continue
+                shown = _resource(r, redact)
+                if nested_depth:
+                    shown.update(stack_name=one.name, stack_id=one.id)
+                result.append(shown)
+        return result
 
 
 def list_events(
-    tenant: str, ref: str, *, after_id: int = 0, with_deleted: bool = True
+    tenant: str, ref: str, *, after_id: int = 0, with_deleted: bool = True, nested_depth: int = 0
 ) -> list[dict[str, Any]]:
+    """The stack's events by id; with nested_depth N, those of its nested stacks N levels
+    down too (event ids are one sequence, so `after_id` pages them all), each naming its
+    stack (`stack_name`)."""
     with session_scope() as session:
         stack = (
             stack_repo.find_any(session, tenant, ref)
             if with_deleted
             else stack_repo.find_stack(session, tenant, ref)
         )
-        redact = (
-            redactor_for(stack_definition(session, stack))
-            if stack.deleted_at is None
-            else Redactor(())
-        )
-        return [
-            {
-                "id": e.id,
-                "resource_name": e.resource_name,
-                "physical_id": e.physical_id,
-                "action": e.action,
-                "status": f"{e.action}_{e.status}",
-                "reason": redact(e.reason or ""),
-                "time": _time(e.created_at),
-            }
-            for e in event_repo.list_events(session, stack.id, after_id=after_id)
-        ]
+        nested = stack_repo.descendants(session, stack, nested_depth, with_deleted=with_deleted)
+        shown: list[dict[str, Any]] = []
+        for one in [stack, *nested]:
+            redact = (
+                redactor_for(stack_definition(session, one))
+                if one.deleted_at is None
+                else Redactor(())
+            )
+            for e in event_repo.list_events(session, one.id, after_id=after_id):
+                event = {
+                    "id": e.id,
+                    "resource_name": e.resource_name,
+                    "physical_id": e.physical_id,
+                    "action": e.action,
+                    "status": f"{e.action}_{e.status}",
+                    "reason": redact(e.reason or ""),
+                    "time": _time(e.created_at),
+                }
+                if nested_depth:
+                    event.update(stack_name=one.name, stack_id=one.id)
+                shown.append(event)
+        return sorted(shown, key=lambda event: event["id"]) if nested else shown
 
 
 def _outputs(session: Session, stack: Stack, definition: StackDefinition) -> dict[str, Any]:

@@ -4,7 +4,8 @@ A plugin is a ResourceType subclass. Its instances are stateless: everything
 an action needs arrives in an ActionContext, and everything it wants to keep
 goes back in Progress.data. An action is started once per attempt and then
 polled until done; a plugin never sleeps and never talks to anything but the
-Sandbox (and, for software deployments, the DeploymentStore) it is handed.
+Sandbox (and, for software deployments, the DeploymentStore; for nested stacks,
+the ChildStacks service) it is handed.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from conv_tasks.deployments.store import DeploymentStore
+from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
+from conv_tasks.waitconditions.store import WaitHandleStore
 
 # How long an action may take when its stack sets no timeout (Heat's default stack timeout).
 DEFAULT_ACTION_TIMEOUT = 3600.0
@@ -70,6 +73,13 @@ class ActionContext:
     sandbox: Sandbox
     # Where software configs and deployments are kept (None where nothing provides one).
     deployments: DeploymentStore | None = None
+    # The child stacks of nested-stack resources (None where nothing provides them).
+    children: ChildStacks | None = None
+    # When the action must have finished (epoch seconds), if known: a child stack gets
+    # what is left of it as its timeout.
+    deadline: float | None = None
+    # Where wait condition handles keep their signals (None where nothing provides one).
+    wait_handles: WaitHandleStore | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,12 @@ class ResourceType:
     # True if attributes() may give names beyond attributes_schema (they depend on the
     # properties): `template validate` then does not check get_attr against the schema.
     dynamic_attributes: ClassVar[bool] = False
+    # Attributes whose values are credentials: whatever reads one is masked like a value
+    # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
+    secret_attributes: ClassVar[frozenset[str]] = frozenset()
+    # True if every attribute name resolves, to None when the plugin has no value for it
+    # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
+    any_attribute: ClassVar[bool] = False
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()
@@ -151,6 +167,13 @@ class ResourceType:
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         """Every attribute's current value; by default what the plugin kept under its name."""
         return {name: ctx.data.get(name) for name in self.attributes_schema}
+
+    def picked_attributes(
+        self, values: Mapping[str, Any], wanted: frozenset[str]
+    ) -> dict[str, Any]:
+        """The wanted attributes out of `values`, those without one left out (or None, for
+        a type with any_attribute)."""
+        return {k: values.get(k) for k in wanted if k in values or self.any_attribute}
 
     def reference(self, ctx: ActionContext) -> str | None:
         return ctx.physical_id

@@ -22,7 +22,7 @@ from conv_tasks.template import contains_function
 if TYPE_CHECKING:
     from conv_tasks.resources.plugin import ResourceType
 
-__all__ = ["deprecation_warnings", "prepare_properties", "static_problems"]
+__all__ = ["check_values", "deprecation_warnings", "prepare_properties", "static_problems"]
 
 
 def prepare_properties(
@@ -33,10 +33,19 @@ def prepare_properties(
     schema = resource_type.properties_schema
     if schema is None:
         return translated
+    return check_values(schema, translated, path=path)
+
+
+def check_values(
+    schema: Mapping[str, PropertySchema], values: Any, *, path: str, what: str = "properties"
+) -> dict[str, Any]:
+    """values checked against schema, defaults filled; or InvalidInput(what=what) with every
+    problem. For sections that are not a resource's properties but follow the same rules
+    (a resource's update_policy)."""
     checker = _Checker(None)
-    result = checker.properties(schema, translated, path)
+    result = checker.properties(schema, values, path)
     if checker.problems:
-        raise InvalidInput(checker.problems, what="properties")
+        raise InvalidInput(checker.problems, what=what)
     return result
 
 

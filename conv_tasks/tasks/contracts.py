@@ -72,6 +72,19 @@ RESULT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     ),
     "conv_tasks.deployment.list": ({"deployments": _OBJECTS}, ["deployments"]),
     "conv_tasks.deployment.show": ({"deployment": _OBJECT}, ["deployment"]),
+    "conv_tasks.wait_condition.signal": (
+        {
+            "stack_id": _STRING,
+            "resource": _STRING,
+            "handle": _STRING,
+            "id": _STRING,
+            "status": {"enum": ["SUCCESS", "FAILURE"]},
+            "replaced": _BOOLEAN,
+            "signals": {"type": "integer", "minimum": 1},
+            "message": _STRING,
+        },
+        ["stack_id", "resource", "handle", "id", "status"],
+    ),
 }
 
 REFUSAL: dict[str, Any] = {
@@ -81,6 +94,7 @@ REFUSAL: dict[str, Any] = {
         "error": {
             "type": "string",
             "description": "A code: invalid_payload, invalid_template, invalid_parameters, "
+            "invalid_environment, "
             "dependency_cycle, not_found, not_supported, conflict, lost_race, not_authorized.",
         },
         "message": _STRING,
@@ -96,7 +110,11 @@ REFUSAL: dict[str, Any] = {
     "required": ["ok", "error", "message"],
 }
 
-TASK_MODULES = ("conv_tasks.tasks.stack", "conv_tasks.tasks.deployment")
+TASK_MODULES = (
+    "conv_tasks.tasks.stack",
+    "conv_tasks.tasks.deployment",
+    "conv_tasks.tasks.wait_condition",
+)
 
 
 def result_schema(task: str) -> dict[str, Any]:

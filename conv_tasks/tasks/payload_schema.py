@@ -75,6 +75,10 @@ def field_schema(spec: Field) -> dict[str, Any]:
     if not spec.required:
         schema["default"] = spec.default
     notes: dict[str, Any] = {}
+    if spec.items:
+        item_types = [JSON_TYPES[kind] for kind in spec.items]
+        item_schema = {"type": item_types[0] if len(item_types) == 1 else item_types}
+        schema["items" if list in spec.kinds else "additionalProperties"] = item_schema
     if str in spec.kinds:
         lengths: list[int] = []
         patterns: list[str] = []

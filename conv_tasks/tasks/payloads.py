@@ -40,9 +40,10 @@ class Field:
 
     `is_name`: a string that names something (conv_tasks.input_text rules);
     `low`/`high`: inclusive bounds of an integer; `max_bytes`: the most the
-    value may weigh as JSON (a string: its UTF-8 text); `check`: the problems of a
-    value of the right type, each at its own path (a list's items); `schema`: more
-    JSON Schema keywords for the field (what `check` refuses, as far as a schema can say).
+    value may weigh as JSON (a string: its UTF-8 text); `items`: what a list's items or
+    a mapping's values may be; `check`: the problems of a value of the right type, each
+    at its own path (a list's items); `schema`: more JSON Schema keywords for the field
+    (what `check` refuses, as far as a schema can say).
     """
 
     name: str
@@ -54,6 +55,7 @@ class Field:
     low: int | None = None
     high: Limit | None = None
     max_bytes: Limit | None = None
+    items: tuple[type, ...] = ()  # the kinds a list's items (a mapping's values) may be
     check: Callable[[Any, str], list[Problem]] | None = None
     schema: Mapping[str, Any] | None = None
 
@@ -109,6 +111,12 @@ def _problem(spec: Field, value: Any, size: int) -> str | None:
         return f"must be {_kind_names(spec.kinds)}, got {type(value).__name__}"
     if isinstance(value, str) and not value.strip() and spec.required:
         return "must not be empty"
+    if spec.items and isinstance(value, list | dict):
+        entries = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in entries:
+            if not isinstance(item, spec.items) or isinstance(item, bool):
+                what = f"item {key}" if isinstance(value, list) else f"the value of {key!r}"
+                return f"{what} must be {_kind_names(spec.items)}, got {type(item).__name__}"
     return _field_problem(spec, value, size)
 
 

@@ -14,6 +14,7 @@ from conv_tasks.engine import detail_views, health, operations, views
 from conv_tasks.engine.signal import signal_resource
 from conv_tasks.limits import (
     MAX_ID,
+    MAX_NESTING_DEPTH,
     MAX_REASON_CHARS,
     MAX_TAG_CHARS,
     MAX_TAGS,
@@ -27,6 +28,32 @@ from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 
 TEMPLATE_BYTES = Limit(MAX_TEMPLATE_BYTES, "MAX_TEMPLATE_BYTES")
+NESTED_DEPTH = Field(
+    "nested_depth",
+    (int,),
+    default=0,
+    description="Also include nested stacks this many levels down (0: this stack only).",
+    low=0,
+    high=Limit(MAX_NESTING_DEPTH, "MAX_NESTING_DEPTH"),
+)
+# The environments to merge, in order (each a mapping or YAML text), and the files they
+# and the template refer to (name -> text): README "Environments". Their own limits
+# (MAX_ENVIRONMENTS, MAX_FILES, ...) are checked before any work, with the payload's.
+ENVIRONMENT = Field(
+    "environment",
+    (list,),
+    default=[],
+    items=(dict, str),
+    description="Environments to merge in order (mappings or YAML text); the last wins.",
+)
+FILES = Field(
+    "files",
+    (dict,),
+    default={},
+    items=(str,),
+    description="Files the template and environments refer to (get_file, provider "
+    "templates): name as written -> text.",
+)
 # Heat's stack tags (conv_tasks.tags says which are refused, and why, at tags[i]).
 _TAG_LIST_SCHEMA = {
     "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_CHARS},
@@ -60,6 +87,8 @@ TIMEOUT = Field(
         Field("name", (str,), required=True, is_name=True),
         Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
         Field("disable_rollback", (bool,), default=False),
         TIMEOUT,
         # Sent again with the same key, a create answers with the stack it made (README).
@@ -78,6 +107,8 @@ def create(**args: Any) -> dict[str, Any]:
         STACK,
         Field("template", (dict, str), max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
         Field("existing_parameters", (bool,), default=False),
         Field("disable_rollback", (bool,)),
         TIMEOUT,
@@ -147,29 +178,50 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
     "conv_tasks.stack.list",
     [
         TENANT,
+        Field(
+            "show_nested",
+            (bool,),
+            default=False,
+            description="Also list nested stacks (those a parent stack's resource made).",
+        ),
         _tag_field("tags", "Only stacks that have every one of these tags."),
         _tag_field("tags_any", "Only stacks that have at least one of these tags."),
         _tag_field("not_tags", "Only stacks that lack at least one of these tags."),
         _tag_field("not_tags_any", "Only stacks that have none of these tags."),
     ],
 )
-def list_(tenant: str, **filters: list[str] | None) -> dict[str, Any]:
-    return {"stacks": views.list_stacks(tenant, TagFilter.build(**filters))}
+def list_(tenant: str, show_nested: bool, **filters: list[str] | None) -> dict[str, Any]:
+    return {
+        "stacks": views.list_stacks(
+            tenant, show_nested=show_nested, tag_filter=TagFilter.build(**filters)
+        )
+    }
 
 
 @public_task(
-    "conv_tasks.stack.resources", [TENANT, STACK, Field("all_versions", (bool,), default=False)]
+    "conv_tasks.stack.resources",
+    [TENANT, STACK, Field("all_versions", (bool,), default=False), NESTED_DEPTH],
 )
-def resources(tenant: str, stack: str, all_versions: bool) -> dict[str, Any]:
-    return {"resources": views.list_resources(tenant, stack, all_versions=all_versions)}
+def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) -> dict[str, Any]:
+    found = views.list_resources(
+        tenant, stack, all_versions=all_versions, nested_depth=nested_depth
+    )
+    return {"resources": found}
 
 
 @public_task(
     "conv_tasks.stack.events",
-    [TENANT, STACK, Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID"))],
+    [
+        TENANT,
+        STACK,
+        Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID")),
+        NESTED_DEPTH,
+    ],
 )
-def events(tenant: str, stack: str, after_id: int) -> dict[str, Any]:
-    return {"events": views.list_events(tenant, stack, after_id=after_id)}
+def events(tenant: str, stack: str, after_id: int, nested_depth: int) -> dict[str, Any]:
+    return {
+        "events": views.list_events(tenant, stack, after_id=after_id, nested_depth=nested_depth)
+    }
 
 
 @public_task("conv_tasks.stack.outputs", [TENANT, STACK])

@@ -43,9 +43,15 @@ GROUP_KEYS = ("label", "description", "parameters")
 
 
 def load_template(
-    source: str | bytes | Mapping[str, Any], *, filename: str = "template"
+    source: str | bytes | Mapping[str, Any],
+    *,
+    filename: str = "template",
+    files: Mapping[str, str] | None = None,
 ) -> Template:
-    """The template in source. Raises TemplateError listing every problem found."""
+    """The template in source. Raises TemplateError listing every problem found.
+
+    files: the request's files map (name -> text), which get_file reads.
+    """
     document = _document(source, filename)
     problems: list[Problem] = [
         Problem(key, "unknown top-level key; expected one of " + ", ".join(TOP_LEVEL_KEYS))

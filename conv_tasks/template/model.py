@@ -104,12 +104,17 @@ class Template:
     def hidden_parameters(self) -> frozenset[str]:
         return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
 
-    def derived_from_hidden(self) -> tuple[frozenset[str], frozenset[str]]:
+    def derived_from_hidden(
+        self, secret_attributes: Mapping[str, frozenset[str]] | None = None
+    ) -> tuple[frozenset[str], frozenset[str]]:
         """The resources and the outputs whose values may derive from a hidden parameter:
         those that read one (get_param, anywhere in their arguments) or read an attribute
         of such a resource (get_attr), followed through the whole template. A value that
-        a function made from a secret need not contain it, so these are masked whole."""
+        a function made from a secret need not contain it, so these are masked whole.
+        `secret_attributes` names, per resource, the attributes that are secrets themselves
+        (a wait condition handle's token): reading one counts as reading a hidden value."""
         hidden = self.hidden_parameters()
+        secrets = secret_attributes or {}
         resources: set[str] = set()
 
         def derived(value: Any) -> bool:
@@ -121,9 +126,13 @@ class Template:
                     name == "get_attr" and target in resources
                 ):
                     return True
+                if name == "get_attr" and reads_secret_attribute(
+                    args, secrets.get(target, frozenset())
+                ):
+                    return True
             return False
 
-        if not hidden:
+        if not hidden and not any(secrets.values()):
             return frozenset(), frozenset()
         changed = True
         while changed:  # each pass adds at least one resource, or stops
@@ -156,3 +165,13 @@ class ResolvedResource:
     metadata: dict[str, Any]
     deletion_policy: str
     definition_hash: str
+
+
+def reads_secret_attribute(args: Any, secret: frozenset[str]) -> bool:
+    """Whether get_attr `args` reads one of the `secret` attributes (or, naming no attribute,
+    all of them)."""
+    if not secret or not isinstance(args, list):
+        return False
+    if len(args) < 2:
+        return True
+    return not isinstance(args[1], str) or args[1] in secret

@@ -30,9 +30,12 @@ BUILTIN_NAMES = [
     "OS::Heat::RandomString",
     "OS::Heat::SoftwareConfig",
     "OS::Heat::SoftwareDeployment",
+    "OS::Heat::Stack",
     "OS::Heat::TestResource",
     "OS::Heat::TestResourceOld",
     "OS::Heat::Value",
+    "OS::Heat::WaitCondition",
+    "OS::Heat::WaitConditionHandle",
 ]
 
 

@@ -6,6 +6,7 @@ Registering them is the registry's job; this package only lists them.
 from __future__ import annotations
 
 from conv_tasks.resources.builtin.dummy import DummyResource
+from conv_tasks.resources.builtin.heat_stack import HeatStackResource
 from conv_tasks.resources.builtin.none import NoneResource
 from conv_tasks.resources.builtin.random_string import RandomStringResource
 from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
@@ -13,6 +14,8 @@ from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentR
 from conv_tasks.resources.builtin.test_resource import TestResource
 from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
 from conv_tasks.resources.builtin.value import ValueResource
+from conv_tasks.resources.builtin.wait_condition import WaitConditionResource
+from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
 from conv_tasks.resources.plugin import ResourceType
 
 BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
@@ -24,11 +27,15 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     DummyResource,
     SoftwareConfigResource,
     SoftwareDeploymentResource,
+    HeatStackResource,
+    WaitConditionHandleResource,
+    WaitConditionResource,
 )
 
 __all__ = [
     "BUILTIN_TYPES",
     "DummyResource",
+    "HeatStackResource",
     "NoneResource",
     "RandomStringResource",
     "SoftwareConfigResource",
@@ -36,4 +43,6 @@ __all__ = [
     "TestResource",
     "TestResourceOld",
     "ValueResource",
+    "WaitConditionHandleResource",
+    "WaitConditionResource",
 ]

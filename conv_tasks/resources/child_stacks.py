@@ -1,0 +1,81 @@
+"""The engine service a nested-stack plugin acts through: its child stack, by id.
+
+Pure declarations: a Protocol that the engine implements (conv_tasks.engine.child_stacks)
+and the value it answers with. A plugin starts an operation on its child and then reads the
+child's state on each poll; nothing here ever waits, and nothing here opens a connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+COMPLETE = "COMPLETE"
+FAILED = "FAILED"
+IN_PROGRESS = "IN_PROGRESS"
+
+
+@dataclass(frozen=True)
+class ChildStack:
+    """Where a child stack stands. `deleted` when its delete completed (or it never was)."""
+
+    id: str
+    name: str
+    action: str
+    status: str
+    reason: str = ""
+    # Output values (those derived from the child's hidden parameters masked).
+    outputs: Mapping[str, Any] = field(default_factory=dict)
+    deleted: bool = False
+
+    @property
+    def state(self) -> str:
+        return f"{self.action}_{self.status}"
+
+
+@dataclass(frozen=True)
+class ChildRequest:
+    """What a parent resource asks its child stack to be."""
+
+    template: Mapping[str, Any] | str
+    parameters: Mapping[str, Any]
+    timeout_mins: int | None = None
+
+
+@runtime_checkable
+class ChildStacks(Protocol):
+    """Create, update, delete, cancel and read the child stacks of a parent's resources.
+
+    Every call is safe to repeat: `create` is keyed by the parent action's idempotency
+    token, so the same step run twice finds the child the first run made.
+    """
+
+    def create(
+        self, *, parent_stack_id: str, resource_name: str, token: str, request: ChildRequest
+    ) -> str:
+        """Start creating the child; its id."""
+        ...
+
+    def update(self, child_id: str, request: ChildRequest) -> None:
+        """Start updating the child to `request`."""
+        ...
+
+    def delete(self, child_id: str) -> None:
+        """Start deleting the child (nothing if it is gone or already being deleted)."""
+        ...
+
+    def cancel(self, child_id: str) -> None:
+        """Stop the child's create or update under way, without rolling it back (the
+        parent's rollback drives it back); nothing if none is under way."""
+        ...
+
+    def get(self, child_id: str) -> ChildStack:
+        """The child's state now."""
+        ...
+
+    def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
+        """The live child that a create step of the same resource version made (`token` is
+        any action's token of that version), if any: a worker that died before recording
+        the child's id leaves it to be found here, so that a delete does not orphan it."""
+        ...

@@ -1,0 +1,162 @@
+"""The base of resource types implemented by a child stack (OS::Heat::Stack, provider
+templates): the child completes, fails, updates and is deleted with its parent resource.
+
+Each action starts an operation on the child through the ChildStacks service in the
+ActionContext, then reads the child's state on every poll (soon at first, less often as the
+wait grows); a step never waits. The child's failure becomes the resource's, naming the
+child. A subclass says only what the child should be (child_request) and how its outputs
+appear as attributes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from conv_tasks.errors import ConvTasksError, ResourceFailure
+from conv_tasks.limits import MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
+from conv_tasks.resources.child_stacks import (
+    COMPLETE,
+    FAILED,
+    IN_PROGRESS,
+    ChildRequest,
+    ChildStacks,
+)
+from conv_tasks.resources.plugin import DELETE, ActionContext, Progress, ResourceType
+
+# Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum:
+# a small child is noticed at once, a long one costs a poll every few seconds.
+MIN_POLL_SECS = 0.2
+MAX_POLL_SECS = 5.0
+
+
+def poll_after(waited: float) -> float:
+    """Seconds until the next look at a child stack that has been waited for `waited` s."""
+    return min(MAX_POLL_SECS, max(MIN_POLL_SECS, waited / 10))
+
+
+def child_timeout(ctx: ActionContext, chosen: Any = None) -> int | None:
+    """The child's timeout in whole minutes: what is left of the parent action's deadline,
+    or `chosen` (the resource's own timeout, minutes) when that is shorter; at least one."""
+    left = None
+    if ctx.deadline is not None:
+        minutes = math.ceil((ctx.deadline - ctx.now) / 60)
+        left = max(MIN_TIMEOUT_MINS, min(MAX_TIMEOUT_MINS, minutes))
+    if chosen:
+        own = max(MIN_TIMEOUT_MINS, math.ceil(float(chosen)))
+        return own if left is None else min(own, left)
+    return left
+
+
+class NestedStackResource(ResourceType):
+    """A resource whose physical id is the id of a child stack it owns."""
+
+    # Output names depend on the child's template.
+    dynamic_attributes: ClassVar[bool] = True
+
+    def child_request(self, ctx: ActionContext) -> ChildRequest:
+        """What the child stack should be for these properties."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------- create, update
+    def create(self, ctx: ActionContext) -> Progress:
+        request = self.child_request(ctx)
+        try:
+            child_id = _children(ctx).create(
+                parent_stack_id=ctx.stack_id,
+                resource_name=ctx.resource_name,
+                token=ctx.idempotency_token,
+                request=request,
+            )
+        except ResourceFailure:
+            raise
+        except ConvTasksError as exc:
+            raise self._failure(ctx, f"nested stack refused: {exc}") from None
+        return Progress(done=False, physical_id=child_id, poll_after=MIN_POLL_SECS)
+
+    def check_create(self, ctx: ActionContext) -> Progress:
+        return self._await(ctx)
+
+    def update(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is None:  # its create failed before the child existed
+            return self.create(ctx)
+        request = self.child_request(ctx)
+        try:
+            _children(ctx).update(ctx.physical_id, request)
+        except ConvTasksError as exc:
+            raise self._failure(ctx, f"nested stack update refused: {exc}") from None
+        return Progress(done=False, poll_after=MIN_POLL_SECS)
+
+    def check_update(self, ctx: ActionContext) -> Progress:
+        return self._await(ctx)
+
+    def _await(self, ctx: ActionContext) -> Progress:
+        """Done when the child's operation completed; the child's failure is ours."""
+        if ctx.physical_id is None:
+            raise self._failure(ctx, "the nested stack was never created")
+        child = _children(ctx).get(ctx.physical_id)
+        if child.deleted:
+            raise self._failure(ctx, f"nested stack {child.name or child.id} is gone")
+        if child.status == FAILED:
+            raise self._failure(ctx, f"nested stack {child.name} failed: {child.reason}")
+        if child.status == COMPLETE and child.action != DELETE:
+            data = {"outputs": dict(child.outputs), "stack_name": child.name}
+            return Progress(done=True, data=data)
+        return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
+
+    # --------------------------------------------------------------------- delete
+    def delete(self, ctx: ActionContext) -> Progress:
+        child_id = ctx.physical_id
+        if child_id is None and ctx.children is not None:
+            # A create whose worker died before recording the child: find it by its token.
+            child_id = ctx.children.made_for(
+                parent_stack_id=ctx.stack_id, token=ctx.idempotency_token
+            )
+        if child_id is None:
+            return Progress(done=True)
+        _children(ctx).delete(child_id)
+        return Progress(done=False, physical_id=child_id, poll_after=MIN_POLL_SECS)
+
+    def check_delete(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is None:
+            return Progress(done=True)
+        child = _children(ctx).get(ctx.physical_id)
+        if child.deleted:
+            return Progress(done=True)
+        if child.action == DELETE and child.status == FAILED:
+            raise self._failure(ctx, f"nested stack {child.name} failed: {child.reason}")
+        if child.action != DELETE and child.status != IN_PROGRESS:
+            # Not being deleted (an operation of its own ended after our delete was asked
+            # for): ask again, which is safe to repeat.
+            _children(ctx).delete(ctx.physical_id)
+        return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
+
+    def interrupt(self, ctx: ActionContext) -> None:
+        """The parent's operation was cancelled (or timed out, or the parent is being
+        deleted): the child's create or update is cancelled too, without its own rollback;
+        the parent's rollback or delete drives the child from there."""
+        if ctx.physical_id is not None and ctx.action != DELETE and ctx.children is not None:
+            ctx.children.cancel(ctx.physical_id)
+
+    # ----------------------------------------------------------------- attributes
+    def child_outputs(self, ctx: ActionContext) -> Mapping[str, Any]:
+        return dict(ctx.data.get("outputs") or {})
+
+    def reference(self, ctx: ActionContext) -> str | None:
+        return ctx.physical_id
+
+    def _failure(self, ctx: ActionContext, what: str) -> ResourceFailure:
+        return ResourceFailure(
+            f"Resource {ctx.resource_name}: {what}", resource=ctx.resource_name, action=ctx.action
+        )
+
+
+def _children(ctx: ActionContext) -> ChildStacks:
+    if ctx.children is None:
+        raise ResourceFailure(
+            f"Resource {ctx.resource_name}: no nested-stack service in this engine",
+            resource=ctx.resource_name,
+            action=ctx.action,
+        )
+    return ctx.children

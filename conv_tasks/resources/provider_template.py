@@ -1,0 +1,113 @@
+"""Provider templates: a resource type implemented by a template (Heat's TemplateResource).
+
+provider_template_type(type_name, template_text) makes a ResourceType class whose
+properties are the template's parameters (their types and defaults; required when there
+is no default) and whose attributes are the template's outputs plus OS::stack_id. Each
+resource of that type owns a child stack of the template, with its properties as the
+child's parameters. Its reference is the child's `OS::stack_id` output when the template
+defines one, else the child stack's id. The environment's resource_registry decides which
+type names map to which template; this module only makes the class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from conv_tasks.errors import TemplateError
+from conv_tasks.resources.child_stacks import ChildRequest
+from conv_tasks.resources.nested import NestedStackResource, child_timeout
+from conv_tasks.resources.plugin import ActionContext, ResourceType
+from conv_tasks.resources.schema import (
+    BOOLEAN,
+    LIST,
+    MAP,
+    NUMBER,
+    STRING,
+    AttributeSchema,
+    PropertySchema,
+)
+from conv_tasks.template import load_template
+from conv_tasks.template.model import ParameterSchema
+
+STACK_ID = "OS::stack_id"
+
+# A HOT parameter type -> the property type that carries its value.
+PROPERTY_TYPES: Mapping[str, str] = {
+    "string": STRING,
+    "number": NUMBER,
+    "boolean": BOOLEAN,
+    "json": MAP,
+    "comma_delimited_list": LIST,
+}
+
+
+def _property(parameter: ParameterSchema) -> PropertySchema:
+    return PropertySchema(
+        PROPERTY_TYPES[parameter.type],
+        parameter.description or parameter.label,
+        required=not parameter.has_default,
+        default=parameter.default if parameter.has_default else None,
+        update_allowed=True,
+    )
+
+
+class ProviderTemplateResource(NestedStackResource):
+    """A resource whose child stack is the provider template of its type."""
+
+    template_text: ClassVar[str] = ""
+    template_path: ClassVar[str] = ""
+    dynamic_attributes: ClassVar[bool] = False
+
+    def child_request(self, ctx: ActionContext) -> ChildRequest:
+        # Properties not given stay out, so the child's own defaults apply.
+        parameters = {k: v for k, v in ctx.properties.items() if v is not None}
+        return ChildRequest(
+            template=self.template_text, parameters=parameters, timeout_mins=child_timeout(ctx)
+        )
+
+    def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
+        outputs = dict(self.child_outputs(ctx))
+        outputs.setdefault(STACK_ID, ctx.physical_id)
+        return outputs
+
+    def reference(self, ctx: ActionContext) -> str | None:
+        outputs = self.child_outputs(ctx)
+        value = outputs.get(STACK_ID)
+        return str(value) if value is not None else ctx.physical_id
+
+
+def provider_template_type(
+    type_name: str, template_text: str, *, path: str = ""
+) -> type[ResourceType]:
+    """A ResourceType implemented by the template in `template_text` (`path` names it in
+    errors). TemplateError naming the type if the template does not load."""
+    try:
+        template = load_template(template_text, filename=path or type_name)
+    except TemplateError as exc:
+        raise TemplateError(
+            [
+                type(problem)(f"{path or type_name}: {problem.path}", problem.message)
+                for problem in exc.problems
+            ]
+        ) from None
+    properties = {name: _property(p) for name, p in template.parameters.items()}
+    attributes = {
+        name: AttributeSchema(output.description or f"The output {name} of the template.")
+        for name, output in template.outputs.items()
+    }
+    attributes.setdefault(STACK_ID, AttributeSchema("The child stack's id.", type=STRING))
+    digest = hashlib.sha256(template_text.encode()).hexdigest()[:12]
+    return type(
+        f"ProviderTemplate_{digest}",
+        (ProviderTemplateResource,),
+        {
+            "__doc__": f"{type_name}: implemented by the template {path or '(inline)'}.",
+            "type_name": type_name,
+            "template_text": template_text,
+            "template_path": path,
+            "properties_schema": properties,
+            "attributes_schema": attributes,
+        },
+    )

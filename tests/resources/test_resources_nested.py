@@ -1,0 +1,209 @@
+"""Nested-stack resource types against a ChildStacks stand-in: what each step asks of the
+child, how the child's state becomes the resource's, and provider-template classes."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from conv_tasks.errors import ResourceFailure, TemplateError
+from conv_tasks.resources import ActionContext, prepare_properties, static_problems
+from conv_tasks.resources.builtin.heat_stack import HeatStackResource
+from conv_tasks.resources.child_stacks import ChildRequest, ChildStack, ChildStacks
+from conv_tasks.resources.nested import MAX_POLL_SECS, MIN_POLL_SECS, child_timeout, poll_after
+from conv_tasks.resources.provider_template import STACK_ID, provider_template_type
+
+
+@dataclass
+class FakeChildren:
+    """Children in a dict; every call recorded."""
+
+    stacks: dict[str, ChildStack] = field(default_factory=dict)
+    calls: list[tuple[str, Any]] = field(default_factory=list)
+
+    def create(
+        self, *, parent_stack_id: str, resource_name: str, token: str, request: ChildRequest
+    ) -> str:
+        self.calls.append(("create", request))
+        child_id = f"child-of-{token}"
+        self.stacks.setdefault(
+            child_id, ChildStack(child_id, f"p-{resource_name}", "CREATE", "IN_PROGRESS")
+        )
+        return child_id
+
+    def update(self, child_id: str, request: ChildRequest) -> None:
+        self.calls.append(("update", request))
+        self.stacks[child_id] = replace(
+            self.stacks[child_id], action="UPDATE", status="IN_PROGRESS"
+        )
+
+    def delete(self, child_id: str) -> None:
+        self.calls.append(("delete", child_id))
+
+    def cancel(self, child_id: str) -> None:
+        self.calls.append(("cancel", child_id))
+
+    def get(self, child_id: str) -> ChildStack:
+        return self.stacks[child_id]
+
+    def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
+        self.calls.append(("made_for", token))
+        return None
+
+
+def _ctx(children: ChildStacks | None, **over: Any) -> ActionContext:
+    base: dict[str, Any] = dict(
+        stack_id="parent",
+        resource_name="inner",
+        action="CREATE",
+        idempotency_token="tok",
+        properties={"template": "{}", "parameters": {"x": 1}},
+        old_properties=None,
+        physical_id=None,
+        data={},
+        started_at=1000.0,
+        now=1000.0,
+        sandbox=None,
+        children=children,
+        deadline=None,
+    )
+    base.update(over)
+    return ActionContext(**base)
+
+
+def test_poll_interval_grows_with_the_wait() -> None:
+    assert poll_after(0) == MIN_POLL_SECS
+    assert poll_after(20) == 2.0
+    assert poll_after(10_000) == MAX_POLL_SECS
+
+
+def test_child_timeout_is_what_is_left_of_the_parent_deadline() -> None:
+    assert child_timeout(_ctx(None)) is None
+    assert child_timeout(_ctx(None, deadline=1000.0 + 601)) == 11
+    assert child_timeout(_ctx(None, deadline=1000.0 - 5)) == 1  # late: at least a minute
+    assert child_timeout(_ctx(None, deadline=1000.0 + 3600), 5) == 5
+    assert child_timeout(_ctx(None, deadline=1000.0 + 120), 5) == 2
+    assert child_timeout(_ctx(None), 7) == 7
+
+
+def test_create_starts_the_child_and_polls_until_it_completes() -> None:
+    children = FakeChildren()
+    plugin = HeatStackResource()
+    started = plugin.create(_ctx(children, deadline=1000.0 + 300))
+    assert not started.done and started.physical_id == "child-of-tok"
+    [(kind, request)] = children.calls
+    assert kind == "create" and request.parameters == {"x": 1} and request.timeout_mins == 5
+    polling = _ctx(children, physical_id="child-of-tok")
+    assert not plugin.check_create(polling).done
+    children.stacks["child-of-tok"] = replace(
+        children.stacks["child-of-tok"], status="COMPLETE", outputs={"o": 1}
+    )
+    done = plugin.check_create(polling)
+    assert done.done and done.data == {"outputs": {"o": 1}, "stack_name": "p-inner"}
+    attrs = plugin.attributes(replace(polling, data=done.data))
+    assert attrs == {"o": 1, "outputs": {"o": 1}, "stack_name": "p-inner"}
+    assert plugin.reference(polling) == "child-of-tok"
+
+
+def test_a_failed_child_fails_the_resource_naming_it() -> None:
+    children = FakeChildren(
+        {"c": ChildStack("c", "p-inner-1", "UPDATE", "FAILED", reason="Resource x failed")}
+    )
+    with pytest.raises(ResourceFailure) as failed:
+        HeatStackResource().check_update(_ctx(children, action="UPDATE", physical_id="c"))
+    assert "nested stack p-inner-1 failed: Resource x failed" in str(failed.value)
+
+
+def test_update_delete_and_interrupt_act_on_the_child() -> None:
+    children = FakeChildren({"c": ChildStack("c", "n", "CREATE", "COMPLETE")})
+    plugin = HeatStackResource()
+    assert not plugin.update(_ctx(children, action="UPDATE", physical_id="c")).done
+    assert children.stacks["c"].state == "UPDATE_IN_PROGRESS"
+    plugin.interrupt(_ctx(children, action="UPDATE", physical_id="c"))
+    assert not plugin.delete(_ctx(children, action="DELETE", physical_id="c")).done
+    plugin.interrupt(_ctx(children, action="DELETE", physical_id="c"))  # a delete: no cancel
+    assert [k for k, _ in children.calls] == ["update", "cancel", "delete"]
+    children.stacks["c"] = ChildStack("c", "n", "DELETE", "COMPLETE", deleted=True)
+    assert plugin.check_delete(_ctx(children, action="DELETE", physical_id="c")).done
+    assert plugin.delete(_ctx(children, action="DELETE")).done  # never made: nothing to do
+    assert children.calls[-1] == ("made_for", "tok")
+
+
+def test_without_the_service_the_action_fails_clearly() -> None:
+    with pytest.raises(ResourceFailure, match="no nested-stack service"):
+        HeatStackResource().create(_ctx(None))
+
+
+def test_a_region_is_refused_by_name() -> None:
+    props = {"template": "{}", "context": {"region_name": "RegionTwo"}}
+    problems = static_problems(HeatStackResource, props, path="resources.inner.properties")
+    [problem] = problems
+    assert problem.path == "resources.inner.properties.context.region_name"
+    assert "region" in problem.message and "RegionTwo" in problem.message
+    prepared = prepare_properties(
+        HeatStackResource, {"template": "{}", "context": {}}, path="resources.inner.properties"
+    )
+    assert prepared["parameters"] == {}
+
+
+PROVIDER = json.dumps(
+    {
+        "heat_template_version": "2018-08-31",
+        "parameters": {
+            "size": {"type": "number", "description": "How big."},
+            "name": {"type": "string", "default": "n"},
+            "tags": {"type": "comma_delimited_list", "default": "a,b"},
+            "opts": {"type": "json", "default": {}},
+            "on": {"type": "boolean", "default": False},
+        },
+        "resources": {},
+        "outputs": {"first": {"value": 1, "description": "The first."}},
+    }
+)
+
+
+def test_a_provider_type_takes_its_schema_from_the_template() -> None:
+    cls = provider_template_type("My::Thing", PROVIDER, path="thing.yaml")
+    assert cls.type_name == "My::Thing"
+    schema = cls.properties_schema
+    assert schema is not None
+    assert {n: p.type for n, p in schema.items()} == {
+        "size": "number",
+        "name": "string",
+        "tags": "list",
+        "opts": "map",
+        "on": "boolean",
+    }
+    assert schema["size"].required and schema["size"].description == "How big."
+    assert not schema["name"].required and schema["name"].default == "n"
+    assert schema["tags"].default == ["a", "b"]
+    assert all(p.update_allowed for p in schema.values())
+    assert set(cls.attributes_schema) == {"first", STACK_ID}
+    problems = static_problems(cls, {}, path="resources.t.properties")
+    assert [p.path for p in problems] == ["resources.t.properties.size"]
+
+
+def test_a_provider_resource_passes_its_properties_and_reads_its_outputs() -> None:
+    cls = provider_template_type("My::Thing", PROVIDER)
+    plugin = cls()
+    children = FakeChildren()
+    ctx = _ctx(children, properties={"size": 2, "name": "n", "opts": None})
+    plugin.create(ctx)
+    [(_, request)] = children.calls
+    assert request.template == PROVIDER and request.parameters == {"size": 2, "name": "n"}
+    done = replace(ctx, physical_id="child-1", data={"outputs": {"first": 1}})
+    assert plugin.attributes(done) == {"first": 1, STACK_ID: "child-1"}
+    assert plugin.reference(done) == "child-1"
+    own_id = replace(done, data={"outputs": {STACK_ID: "server-9"}})
+    assert plugin.reference(own_id) == "server-9"
+
+
+def test_a_broken_provider_template_is_refused_naming_it() -> None:
+    with pytest.raises(TemplateError) as refused:
+        provider_template_type(
+            "My::Broken", "heat_template_version: 2018-08-31\nbogus: 1\n", path="broken.yaml"
+        )
+    assert "broken.yaml" in str(refused.value) and "bogus" in str(refused.value)
