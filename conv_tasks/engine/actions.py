@@ -1,4 +1,4 @@
-"""Running one resource action (create, update, delete) through its plugin, one step at a time.
+"""Running one resource action (create, update, delete, check) through its plugin, step by step.
 
 A step either finishes the action or asks to be polled again later: the
 node task then re-enqueues itself with a countdown. No step ever sleeps in
@@ -79,11 +79,13 @@ def run_step(
         Action.CREATE: plugin.create,
         Action.UPDATE: plugin.update,
         Action.DELETE: plugin.delete,
+        Action.CHECK: plugin.check,
     }
     checkers = {
         Action.CREATE: plugin.check_create,
         Action.UPDATE: plugin.check_update,
         Action.DELETE: plugin.check_delete,
+        Action.CHECK: plugin.check,
     }
     try:
         progress: Progress = (starters if first else checkers)[Action(ctx.action)](ctx)

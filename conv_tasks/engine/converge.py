@@ -66,6 +66,7 @@ def converge(run: NodeRun) -> Outcome:
         definition_hash=prepared.resolved.definition_hash,
         properties=prepared.properties,
         needs_replacement=plugin.needs_replacement,
+        substitutes=run.env.registry.substitutes,
     )
     wanted = definition.attributes_needed.get(run.name, frozenset())
     target = _target(run, definition, prepared)

@@ -80,6 +80,12 @@ class Registry:
         overlay._types = {**self._types, **extra}
         return overlay
 
+    def substitutes(self, old_type: str, new_type: str) -> bool:
+        """True if new_type is old_type's substitute (seed 004): a resource whose type
+        changes so converges in place. False if either type is unknown."""
+        old, new = self._types.get(old_type), self._types.get(new_type)
+        return old is not None and new is not None and old.can_be_replaced_by(new)
+
     def list(self, *, include_hidden: bool = False) -> builtins.list[type[ResourceType]]:
         """Every type sorted by name; HIDDEN ones only when asked for."""
         return [
