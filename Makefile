@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services deploy-tools test test-rabbitmq test-fast lint chaos bench bench-quick demo clean
+.PHONY: setup services deploy-tools test test-rabbitmq test-fast lint chaos bench bench-quick bench-startup demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,11 @@ bench: setup services
 bench-quick: setup services
 	$(BIN)/python benchmarks/bench_engine.py --sizes 100,1000 --count-sizes 100,1000 \
 		--json $(BENCH_JSON)
+
+# What a CLI command's start-up costs, and what rich (and, when installed, pydantic-settings
+# and environs) would add to it: README, "Libraries".
+bench-startup: setup
+	$(BIN)/python benchmarks/bench_startup.py --runs 21
 
 demo: setup services
 	$(BIN)/python -m conv_tasks.demo

@@ -11,7 +11,7 @@ import builtins
 import contextlib
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from celery import Celery
@@ -24,6 +24,7 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
         errors.InvalidInput,
         errors.TemplateError,
         errors.ParameterError,
+        errors.InvalidEnvironment,
         errors.PayloadError,
         errors.CycleError,
         errors.NotFound,
@@ -33,8 +34,10 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
         errors.NotAuthorized,
     )
 }
-# Fields whose values monitors never see (credentials, signal details); parameters show names.
-_HIDDEN_FIELDS = ("credential", "details")
+# Fields whose values monitors never see (credentials, signal details, environments, which
+# may hold hidden parameter values); parameters and files show names.
+_HIDDEN_FIELDS = ("credential", "details", "token", "environment")
+_NAMES_ONLY_FIELDS = ("parameters", "files")
 # Tasks whose results hold a credential: removed from the result backend once read.
 _SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
 
@@ -66,6 +69,15 @@ def _raise(result: Mapping[str, Any]) -> None:
     raise cls(message)
 
 
+def _listed(environment: Sequence[Mapping[str, Any] | str] | None) -> list[Any] | None:
+    # Left out when there are none: a payload from before environments stays the same.
+    return [e if isinstance(e, str) else dict(e) for e in environment] if environment else None
+
+
+def _mapped(files: Mapping[str, str] | None) -> dict[str, str] | None:
+    return dict(files) if files else None
+
+
 class Client:
     """A tenant's view of conv_tasks."""
 
@@ -83,11 +95,15 @@ class Client:
     def call(self, task: str, **kwargs: Any) -> dict[str, Any]:
         """Send one public task and return its JSON result, raising if it was refused."""
         payload = {"tenant": self.tenant, **{k: v for k, v in kwargs.items() if v is not None}}
+        return self._send(task, payload)
+
+    def _send(self, task: str, payload: dict[str, Any]) -> dict[str, Any]:
         # Monitors (Flower, task events, logs) see parameter names, never their values:
         # some may be hidden, and only the engine knows which.
         shown = {**payload}
-        if isinstance(shown.get("parameters"), dict):
-            shown["parameters"] = {name: "******" for name in shown["parameters"]}
+        for name in _NAMES_ONLY_FIELDS:
+            if isinstance(shown.get(name), dict):
+                shown[name] = {key: "******" for key in shown[name]}
         for name in _HIDDEN_FIELDS:
             if name in shown:
                 shown[name] = "******"
@@ -117,17 +133,27 @@ class Client:
         disable_rollback: bool = False,
         timeout_mins: int | None = None,
         idempotency_key: str | None = None,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Create a stack. Retry a create that timed out with the same `idempotency_key`
-        (one is made up when none is given): it answers with the stack the first made."""
+        (one is made up when none is given): it answers with the stack the first made.
+
+        `environment`: environments merged in order (mappings or YAML text); `files`: the
+        texts that get_file and provider templates name. conv_tasks.local_files.collect
+        reads both from disk as the CLI does."""
         return self.call(
             "conv_tasks.stack.create",
             name=name,
             template=template,
             parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=idempotency_key or uuid.uuid4().hex,
+            tags=list(tags) if tags is not None else None,
         )
 
     def update(
@@ -139,15 +165,26 @@ class Client:
         existing_parameters: bool = False,
         disable_rollback: bool | None = None,
         timeout_mins: int | None = None,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
+        """Update a stack. With a new template and without existing_parameters, the
+        environments and files given replace the stack's (none given: none kept); otherwise
+        they are merged onto the stack's (README "Environments"). `tags` replace the
+        stack's ([] clears them); None keeps them when the update keeps the template or
+        existing_parameters, and clears them on a full update (Heat's PUT and PATCH)."""
         return self.call(
             "conv_tasks.stack.update",
             stack=stack,
             template=template,
             parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
             existing_parameters=existing_parameters,
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
+            tags=list(tags) if tags is not None else None,
         )
 
     def delete(self, stack: str) -> dict[str, Any]:
@@ -158,6 +195,24 @@ class Client:
 
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)
+
+    def check(self, stack: str) -> dict[str, Any]:
+        """Start a stack check: every resource's type says whether it is healthy; the stack
+        ends CHECK_COMPLETE or CHECK_FAILED (wait() for it). Refused while an operation runs."""
+        return self.call("conv_tasks.stack.check", stack=stack)
+
+    def mark_unhealthy(
+        self, stack: str, resource: str, reason: str | None = None, *, reset: bool = False
+    ) -> dict[str, Any]:
+        """Mark the resource CHECK_FAILED, so that the next update replaces it; reset=True
+        makes a CHECK_FAILED resource CHECK_COMPLETE again. {"status", "changed", ...}."""
+        return self.call(
+            "conv_tasks.resource.mark_unhealthy",
+            stack=stack,
+            resource=resource,
+            reason=reason,
+            reset=reset,
+        )
 
     def signal(
         self, stack: str, resource: str, details: Mapping[str, Any] | None = None
@@ -176,6 +231,8 @@ class Client:
         parameters: Mapping[str, Any] | None = None,
         *,
         existing_parameters: bool = False,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """What update (or, for a stack that does not exist, create) would do to each
         resource: {"resources": [{"name", "type", "action", "reason", "changes",
@@ -185,6 +242,8 @@ class Client:
             stack=stack,
             template=template,
             parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
             existing_parameters=existing_parameters,
         )
 
@@ -194,13 +253,31 @@ class Client:
         return self.call("conv_tasks.stack.graph", stack=stack)
 
     def validate(
-        self, template: Mapping[str, Any] | str, parameters: Mapping[str, Any] | None = None
+        self,
+        template: Mapping[str, Any] | str,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
         "dependencies", "types"}: a template with errors is an answer, not a refusal."""
         return self.call(
-            "conv_tasks.template.validate", template=template, parameters=dict(parameters or {})
+            "conv_tasks.template.validate",
+            template=template,
+            parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
         )
+
+    # ------------------------------------------------------- wait conditions
+    def signal_wait_condition(
+        self, handle: str, token: str, details: Mapping[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Signal a wait condition handle as a host does: with its token, not the tenant.
+        `details`: {status: SUCCESS|FAILURE, reason, data, id}, each optional."""
+        payload = {"handle": handle, "token": token, "details": dict(details or {})}
+        return self._send("conv_tasks.wait_condition.signal", payload)
 
     # ---------------------------------------------------------- deployments
     def deployment_credential(
@@ -227,9 +304,28 @@ class Client:
         )
         return dict(result["stack"])
 
-    def list(self, *, show_nested: bool = False) -> builtins.list[dict[str, Any]]:
-        """The tenant's stacks; nested stacks too with show_nested."""
-        return list(self.call("conv_tasks.stack.list", show_nested=show_nested or None)["stacks"])
+    def list(
+        self,
+        *,
+        show_nested: bool = False,
+        tags: Sequence[str] | None = None,
+        tags_any: Sequence[str] | None = None,
+        not_tags: Sequence[str] | None = None,
+        not_tags_any: Sequence[str] | None = None,
+    ) -> builtins.list[dict[str, Any]]:
+        """The tenant's stacks; nested stacks too with show_nested. Tag filters as
+        heatclient's: having all of `tags`, at least one of `tags_any`, not all of
+        `not_tags`, none of `not_tags_any`."""
+        filters = {
+            "tags": tags,
+            "tags_any": tags_any,
+            "not_tags": not_tags,
+            "not_tags_any": not_tags_any,
+        }
+        given = {name: list(value) for name, value in filters.items() if value is not None}
+        return list(
+            self.call("conv_tasks.stack.list", show_nested=show_nested or None, **given)["stacks"]
+        )
 
     def resources(
         self, stack: str, *, all_versions: bool = False, nested_depth: int = 0
@@ -277,6 +373,11 @@ class Client:
     def template(self, stack: str) -> dict[str, Any]:
         """The stack's current template as stored (hidden parameters' defaults masked)."""
         return dict(self.call("conv_tasks.stack.template", stack=stack)["template"])
+
+    def environment(self, stack: str) -> dict[str, Any]:
+        """The environment the stack's current template was stored with, merged from those
+        its requests gave (hidden parameters' values masked)."""
+        return dict(self.call("conv_tasks.stack.template", stack=stack)["environment"])
 
     def wait(
         self,

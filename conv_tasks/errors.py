@@ -90,6 +90,25 @@ class ParameterError(InvalidInput):
         super().__init__(problems, what="parameters")
 
 
+class InvalidEnvironment(InvalidInput):
+    """An environment (or the files map beside it) is malformed or names what is not there."""
+
+    code = "invalid_environment"
+
+    def __init__(self, problems: Sequence[Problem] | str) -> None:
+        super().__init__(problems, what="environment")
+
+
+class FilesError(InvalidInput):
+    """A file that a template or environment refers to cannot be sent: missing, unreadable,
+    a URL, or one name meaning two files (conv_tasks.local_files)."""
+
+    code = "invalid_files"
+
+    def __init__(self, problems: Sequence[Problem] | str) -> None:
+        super().__init__(problems, what="files")
+
+
 class PayloadError(InvalidInput):
     """A task payload sent by another service is malformed."""
 

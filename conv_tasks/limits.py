@@ -37,6 +37,19 @@ MAX_TEMPLATE_DEPTH = 100
 MAX_TEMPLATE_VALUES = 200_000
 MAX_YAML_ALIASES = 100
 
+# Environments (README "Environments"): how many one request may merge, and each one's size
+# as sent (YAML text in UTF-8, a mapping as compact JSON); type mappings a resource's type
+# may pass through before it reaches a type (an alias of an alias of ...).
+MAX_ENVIRONMENTS = 100
+MAX_ENVIRONMENT_BYTES = 1024 * 1024
+MAX_TYPE_MAPPINGS = 10
+
+# The files map (get_file contents and provider templates): how many files, their text
+# together in UTF-8 bytes, and each file name in characters (a path or a file:// URL).
+MAX_FILES = 1000
+MAX_FILES_BYTES = 2 * 1024 * 1024
+MAX_FILE_NAME_CHARS = 1024
+
 # Resources a template may declare (the engine benchmark walks 10,000).
 MAX_RESOURCES = 10_000
 
@@ -46,6 +59,11 @@ MAX_NAME_CHARS = 255
 
 # Free text that is stored with events (a signal's deploy_status_reason), in characters.
 MAX_REASON_CHARS = 4096
+
+# Stack tags: how many one stack (or one filter of `stack list`) may hold, and the length of
+# each in characters (Heat's stack_tag column holds 80).
+MAX_TAGS = 50
+MAX_TAG_CHARS = 80
 
 # A stack's timeout: at least a minute, at most a week.
 MIN_TIMEOUT_MINS = 1
@@ -68,3 +86,9 @@ MAX_PROBLEM_CHARS = 1000
 # Nested stacks inside each other below a stack a user made (Heat's max_nested_stack_depth):
 # a template that includes itself, directly or not, is refused at this depth.
 MAX_NESTING_DEPTH = 5
+# A wait condition's timeout, in seconds: Heat's bound (12 hours).
+MAX_WAIT_CONDITION_SECS = 43200
+# Signals one wait condition handle keeps (distinct ids), and the bytes of one signal's `data`
+# as compact JSON: a handle is a rendezvous for a few hosts, not a data store.
+MAX_WAIT_SIGNALS = 1000
+MAX_WAIT_SIGNAL_DATA_BYTES = 64 * 1024

@@ -84,10 +84,18 @@ def output_show(ctx: Context, stack_name: str, output_name: str) -> None:
     default=None,
     help="Output format (default: yaml; json with --json).",
 )
+@click.option(
+    "--environment",
+    "show_environment",
+    is_flag=True,
+    help="Print the stack's merged environment instead (hidden values masked).",
+)
 @pass_ctx
-def template_show(ctx: Context, stack_name: str, fmt: str | None) -> None:
-    """Print the current template of STACK_NAME (hidden parameters' defaults masked)."""
-    document = ctx.client().template(stack_name)
+def template_show(ctx: Context, stack_name: str, fmt: str | None, show_environment: bool) -> None:
+    """Print the current template of STACK_NAME (hidden parameters' defaults masked), or
+    with --environment the environment merged from those it was given."""
+    client = ctx.client()
+    document = client.environment(stack_name) if show_environment else client.template(stack_name)
     if (fmt or ("json" if ctx.as_json else "yaml")) == "json":
         output.emit_json(document)
     else:

@@ -7,7 +7,7 @@ import os
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from celery.exceptions import TimeoutError as CeleryTimeoutError
@@ -18,11 +18,12 @@ from conv_tasks.cli.api import api
 from conv_tasks.cli.deployment import deployment
 from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
+from conv_tasks.cli.wait_condition import wait_condition
 from conv_tasks.limits import MAX_NESTING_DEPTH
+from conv_tasks.tags import split_tags
 
-
-def _tenant_default() -> str:
-    return os.environ.get("CONV_TASKS_TENANT", "default")
+if TYPE_CHECKING:
+    from conv_tasks.local_files import Collected
 
 
 class Context:
@@ -47,8 +48,11 @@ pass_ctx = click.make_pass_decorator(Context)
 @click.group(epilog=EXIT_CODES)
 @click.option(
     "--tenant",
-    default=_tenant_default,
-    show_default="$CONV_TASKS_TENANT or default",
+    # click reads the variable (conv_tasks code reads no os.environ outside settings.py).
+    envvar="CONV_TASKS_TENANT",
+    default="default",
+    show_default=True,
+    show_envvar=True,
     help="Tenant whose stacks to act on.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
@@ -65,6 +69,7 @@ def cli(ctx: click.Context, tenant: str, as_json: bool, timeout: float) -> None:
 
 
 cli.add_command(deployment)
+cli.add_command(wait_condition)
 
 
 cli.add_command(agent_command)
@@ -88,6 +93,20 @@ def _read_template(path: str) -> str:
         raise click.BadParameter(f"cannot read template {path!r}: {exc.strerror}") from None
 
 
+def _collected(template_file: str | None, environment_files: tuple[str, ...]) -> Collected:
+    """The template, environments and every file they refer to, read from disk; each
+    environment checked here first, so a problem names its file."""
+    from conv_tasks.local_files import collect
+    from conv_tasks.template.environment import parse_environment
+
+    if template_file is not None:
+        _read_template(template_file)  # the usual message for a template that cannot be read
+    collected = collect(template_file, environment_files)
+    for path, text in zip(environment_files, collected.environments, strict=True):
+        parse_environment(text, name=path)
+    return collected
+
+
 def _parameters(pairs: tuple[str, ...], json_text: str | None) -> dict[str, Any]:
     values: dict[str, Any] = {}
     if json_text:
@@ -104,6 +123,16 @@ def _parameters(pairs: tuple[str, ...], json_text: str | None) -> dict[str, Any]
             raise click.BadParameter(f"-P takes KEY=VALUE, got {pair!r}")
         values[key] = value
     return values
+
+
+def _tags(text: str | None) -> list[str] | None:
+    """--tags a,b as a list; absent stays None (on update: keep or clear as Heat does)."""
+    return None if text is None else split_tags(text)
+
+
+tags_option = click.option(
+    "--tags", metavar="TAG,...", help="The stack's tags, comma-separated ('' clears them)."
+)
 
 
 def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: float) -> None:
@@ -147,6 +176,15 @@ param_option = click.option(
     help="A parameter value (repeatable).",
 )
 param_json_option = click.option("--parameters-json", help="Parameter values as a JSON object.")
+environment_option = click.option(
+    "-e",
+    "--environment",
+    "environment_files",
+    multiple=True,
+    metavar="FILE",
+    help="An environment file (repeatable; merged in order, the last wins). Files it and "
+    "the template refer to (get_file, provider templates) are sent too.",
+)
 
 
 # ----------------------------------------------------------------------- stack
@@ -160,10 +198,12 @@ def stack() -> None:
 @stack.command("create")
 @click.argument("name")
 @click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
 @param_option
 @param_json_option
 @click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
 @click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
+@tags_option
 @click.option(
     "--idempotency-key",
     help="Sent again with the same key, the create answers with the stack it made. "
@@ -176,24 +216,30 @@ def stack_create(
     ctx: Context,
     name: str,
     template_file: str,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     disable_rollback: bool,
     timeout_mins: int | None,
     idempotency_key: str | None,
+    tags: str | None,
     wait: bool,
     wait_timeout: float,
 ) -> None:
     """Create stack NAME from a template."""
     key = idempotency_key or uuid.uuid4().hex
+    collected = _collected(template_file, environment_files)
     try:
         result = ctx.client().create(
             name,
-            _read_template(template_file),
+            collected.template,
             _parameters(parameters, parameters_json),
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=key,
+            environment=collected.environments,
+            files=collected.files,
+            tags=_tags(tags),
         )
     except (TimeoutError, CeleryTimeoutError):
         # The request may still run when a worker takes it: a retry with this key is safe.
@@ -208,11 +254,18 @@ def stack_create(
 @stack.command("update")
 @click.argument("name")
 @click.option("-t", "--template", "template_file", help="New HOT template file.")
+@environment_option
 @param_option
 @param_json_option
-@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@click.option(
+    "--existing",
+    is_flag=True,
+    help="Keep the parameters, environment and files the stack already has (patched with "
+    "those given).",
+)
 @click.option("--disable-rollback/--enable-rollback", default=None)
 @click.option("--timeout-mins", type=int)
+@tags_option
 @click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
 @wait_option
 @wait_timeout_option
@@ -221,32 +274,44 @@ def stack_update(
     ctx: Context,
     name: str,
     template_file: str | None,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     existing: bool,
     disable_rollback: bool | None,
     timeout_mins: int | None,
+    tags: str | None,
     dry_run: bool,
     wait: bool,
     wait_timeout: float,
 ) -> None:
-    """Update stack NAME to a new template and/or parameters."""
-    template = _read_template(template_file) if template_file else None
+    """Update stack NAME to a new template and/or parameters and environments. With a new
+    template and without --existing, the environments given replace the stack's. Without
+    --tags, the tags are kept when the template or --existing is, else cleared (Heat)."""
+    collected = _collected(template_file, environment_files)
     if dry_run:
         from conv_tasks.cli.preview import show_preview
 
         preview = ctx.client().preview(
-            name, template, _parameters(parameters, parameters_json), existing_parameters=existing
+            name,
+            collected.template,
+            _parameters(parameters, parameters_json),
+            existing_parameters=existing,
+            environment=collected.environments,
+            files=collected.files,
         )
         show_preview(preview, as_json=ctx.as_json)
         return
     result = ctx.client().update(
         name,
-        template,
+        collected.template,
         _parameters(parameters, parameters_json),
         existing_parameters=existing,
         disable_rollback=disable_rollback,
         timeout_mins=timeout_mins,
+        environment=collected.environments,
+        files=collected.files,
+        tags=_tags(tags),
     )
     _started(ctx, result, wait, wait_timeout)
 
@@ -254,14 +319,21 @@ def stack_update(
 @stack.command("preview")
 @click.argument("name")
 @click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
 @param_option
 @param_json_option
-@click.option("--existing", is_flag=True, help="Keep the parameters the stack already has.")
+@click.option(
+    "--existing",
+    is_flag=True,
+    help="Keep the parameters, environment and files the stack already has (patched with "
+    "those given).",
+)
 @pass_ctx
 def stack_preview(
     ctx: Context,
     name: str,
     template_file: str,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     existing: bool,
@@ -270,11 +342,14 @@ def stack_preview(
     each resource; change nothing."""
     from conv_tasks.cli.preview import show_preview
 
+    collected = _collected(template_file, environment_files)
     preview = ctx.client().preview(
         name,
-        _read_template(template_file),
+        collected.template,
         _parameters(parameters, parameters_json),
         existing_parameters=existing,
+        environment=collected.environments,
+        files=collected.files,
     )
     show_preview(preview, as_json=ctx.as_json)
 
@@ -339,6 +414,17 @@ def stack_cancel(
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
 
+@stack.command("check")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
+    resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
+    _started(ctx, ctx.client().check(name), wait, wait_timeout)
+
+
 NESTED_DEPTH = click.option(
     "--nested-depth",
     type=click.IntRange(0, MAX_NESTING_DEPTH),
@@ -361,12 +447,30 @@ def stack_show(ctx: Context, name: str) -> None:
 @click.option(
     "--show-nested", is_flag=True, help="Also list nested stacks (made by a parent's resource)."
 )
+@click.option("--tags", "all_of", metavar="TAG,...", help="Only stacks with all these tags.")
+@click.option("--tags-any", "any_of", metavar="TAG,...", help="Only stacks with any of these.")
+@click.option("--not-tags", "not_all_of", metavar="TAG,...", help="Skip stacks with all of these.")
+@click.option("--not-tags-any", "none_of", metavar="TAG,...", help="Skip stacks with any of these.")
 @listing.format_options
 @pass_ctx
-def stack_list(ctx: Context, show_nested: bool) -> None:
-    """List the tenant's stacks (nested stacks only with --show-nested)."""
-    rows = ctx.client().list(show_nested=show_nested)
-    columns = ["id", "name", "status", "updated_at"]
+def stack_list(
+    ctx: Context,
+    show_nested: bool,
+    all_of: str | None,
+    any_of: str | None,
+    not_all_of: str | None,
+    none_of: str | None,
+) -> None:
+    """List the tenant's stacks (nested stacks only with --show-nested), filtered by tags as
+    heatclient does."""
+    rows = ctx.client().list(
+        show_nested=show_nested,
+        tags=_tags(all_of),
+        tags_any=_tags(any_of),
+        not_tags=_tags(not_all_of),
+        not_tags_any=_tags(none_of),
+    )
+    columns = ["id", "name", "status", "tags", "updated_at"]
     ctx.emit_rows(rows, [*columns, "parent_stack_id"] if show_nested else columns)
 
 
@@ -480,6 +584,7 @@ template.add_command(details.template_show)
 
 @template.command("validate")
 @click.argument("path")
+@environment_option
 @param_option
 @param_json_option
 @click.option("--json", "local_json", is_flag=True, help="Print the result as JSON on stdout.")
@@ -487,19 +592,24 @@ template.add_command(details.template_show)
 def template_validate(
     ctx: Context,
     path: str,
+    environment_files: tuple[str, ...],
     parameters: tuple[str, ...],
     parameters_json: str | None,
     local_json: bool,
 ) -> None:
-    """Check a template without parameter values (values given are checked); print its
-    resources in dependency order, or every problem with its line and column. Exit 1 if any."""
+    """Check a template without parameter values (values given are checked), with its
+    environments and the files they refer to; print its resources in dependency order, or
+    every problem with its line and column. Exit 1 if any."""
     from conv_tasks.cli.validate import show_validation
 
+    collected = _collected(path, environment_files)
     show_validation(
         path,
-        _read_template(path),
+        collected.template or "",
         _parameters(parameters, parameters_json),
         as_json=ctx.as_json or local_json,
+        environment=collected.environments,
+        files=collected.files,
     )
 
 
@@ -538,6 +648,24 @@ def resource_signal(ctx: Context, stack_name: str, resource_name: str, data_json
         raise click.BadParameter(f"--data is not JSON: {exc}") from None
     result = ctx.client().signal(stack_name, resource_name, details)
     output.emit_json(result) if ctx.as_json else click.echo(result.get("message", "signalled"))
+
+
+@resource.command("mark-unhealthy")
+@click.argument("stack_name")
+@click.argument("resource_name")
+@click.option("--reason", help="Why the resource is unhealthy (kept with its status).")
+@click.option("--reset", is_flag=True, help="Clear the mark: CHECK_FAILED becomes CHECK_COMPLETE.")
+@pass_ctx
+def resource_mark_unhealthy(
+    ctx: Context, stack_name: str, resource_name: str, reason: str | None, reset: bool
+) -> None:
+    """Mark RESOURCE_NAME of STACK_NAME unhealthy (CHECK_FAILED): the next update replaces it."""
+    result = ctx.client().mark_unhealthy(stack_name, resource_name, reason, reset=reset)
+    if ctx.as_json:
+        output.emit_json(result)
+        return
+    unchanged = "" if result["changed"] else " (unchanged)"
+    click.echo(f"{stack_name}/{resource_name}: {result['status']}{unchanged}")
 
 
 # -------------------------------------------------------- db, worker, beat

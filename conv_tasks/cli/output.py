@@ -1,12 +1,23 @@
-"""Printing results: plain tables for people, JSON for scripts."""
+"""Printing results: tables for people, JSON for scripts.
+
+On a terminal, tables and fields are drawn with rich (conv_tasks/cli/screen.py,
+imported only then); anywhere else (a pipe, a file, a test) they are the plain
+fixed-width text below, with no escape codes, which scripts may parse.
+"""
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
+
+
+def on_terminal() -> bool:
+    """Whether stdout is a terminal a person reads (then rich draws the output)."""
+    return sys.stdout.isatty()
 
 
 def emit_json(data: Any) -> None:
@@ -14,8 +25,13 @@ def emit_json(data: Any) -> None:
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
-    """A fixed-width table of `columns` from each row."""
+    """A table of `columns` from each row: drawn by rich on a terminal, else fixed-width."""
     cells = [[_cell(row.get(col)) for col in columns] for row in rows]
+    if on_terminal():
+        from conv_tasks.cli import screen
+
+        screen.table(cells, columns)
+        return
     widths = [max([len(col), *(len(r[i]) for r in cells)]) for i, col in enumerate(columns)]
     click.echo("  ".join(col.ljust(widths[i]) for i, col in enumerate(columns)).rstrip())
     click.echo("  ".join("-" * w for w in widths))
@@ -24,7 +40,12 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
 
 
 def fields(data: Mapping[str, Any]) -> None:
-    """One `key: value` line per field."""
+    """One `key  value` line per field."""
+    if on_terminal():
+        from conv_tasks.cli import screen
+
+        screen.fields({key: _cell(value) for key, value in data.items()})
+        return
     width = max((len(k) for k in data), default=0)
     for key, value in data.items():
         click.echo(f"{key.ljust(width)}  {_cell(value)}")

@@ -1,16 +1,24 @@
-"""The live progress view shown while a stack operation runs."""
+"""The live progress view shown while a stack operation runs.
+
+On a terminal, rich keeps a status line (elapsed time, stack status, resource
+counts) under the events as they print (conv_tasks/cli/screen.py); anywhere
+else each event is one plain line and there is no status line.
+"""
 
 from __future__ import annotations
 
 import sys
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from conv_tasks.cli.failures import CliFailure, Exit
 from conv_tasks.client import Client
+
+if TYPE_CHECKING:
+    from conv_tasks.cli.screen import LiveLine
 
 COLOURS = {"COMPLETE": "green", "FAILED": "red", "IN_PROGRESS": "yellow"}
 # The order the progress line names them in.
@@ -45,19 +53,28 @@ def resource_counts(latest: Mapping[str, str]) -> str:
 
 class ProgressView:
     """Prints each event as it happens and, on a terminal, a running status line that counts
-    resources (each by its latest status), not events."""
+    resources (each by its latest status), not events. close() takes the line away."""
 
     def __init__(self, *, live: bool | None = None) -> None:
         self.live = sys.stdout.isatty() if live is None else live
         self.started = time.monotonic()
         self.latest: dict[str, str] = {}
+        self._line: LiveLine | None = None
+        if self.live:
+            from conv_tasks.cli.screen import LiveLine
+
+            self._line = LiveLine()
 
     def event(self, event: dict[str, Any]) -> None:
-        self._clear()
         who = event.get("resource_name") or "stack"
         reason = f"  {event['reason']}" if event.get("reason") else ""
         stamp = (event.get("time") or "")[11:19]
-        click.echo(f"{stamp}  {who:<24} {_colour(event['status'])}{reason}")
+        if self._line is not None:
+            from conv_tasks.cli.screen import status_text
+
+            self._line.print(f"{stamp}  {who:<24} ", status_text(event["status"]), reason)
+        else:
+            click.echo(f"{stamp}  {who:<24} {_colour(event['status'])}{reason}")
         if event.get("resource_name"):
             self.latest[event["resource_name"]] = event["status"]
 
@@ -65,14 +82,22 @@ class ProgressView:
         return resource_counts(self.latest)
 
     def poll(self, stack: dict[str, Any]) -> None:
-        if not self.live:
+        if self._line is None:
             return
-        elapsed = time.monotonic() - self.started
-        click.echo(f"\r[{elapsed:6.1f}s] {stack['status']}  {self.summary()}", nl=False)
+        from rich.text import Text
 
-    def _clear(self) -> None:
-        if self.live:
-            click.echo("\r\033[K", nl=False)
+        from conv_tasks.cli.screen import status_text
+
+        elapsed = time.monotonic() - self.started
+        self._line.show(
+            Text.assemble(
+                f"[{elapsed:6.1f}s] ", status_text(str(stack["status"])), f"  {self.summary()}"
+            )
+        )
+
+    def close(self) -> None:
+        if self._line is not None:
+            self._line.close()
 
 
 def expected_status(started: Mapping[str, Any]) -> str:
@@ -115,14 +140,13 @@ def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[s
             after_event=max(0, int(started.get("event_id") or 1) - 1),
         )
     except KeyboardInterrupt:
-        view._clear()
         raise interrupted(name) from None
     except TimeoutError as exc:  # Client.wait's deadline (not celery's TimeoutError)
-        view._clear()
         raise CliFailure(
             Exit.WAIT_TIMEOUT, f"{exc}; it goes on in the background: {watch_hint(name)}."
         ) from None
-    view._clear()
+    finally:
+        view.close()
     click.echo(
         f"{final['name']}: {_colour(final['status'])}"
         + (f" ({final['status_reason']})" if final.get("status_reason") else "")

@@ -6,6 +6,7 @@ Validation runs in the CLI's own process, with the resource types installed ther
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
@@ -13,11 +14,22 @@ import click
 from conv_tasks.cli import output
 
 
-def show_validation(path: str, text: str, parameters: dict[str, Any], *, as_json: bool) -> None:
-    """Print the validation of `text` (read from `path`); exit 1 if it has errors."""
+def show_validation(
+    path: str,
+    text: str,
+    parameters: dict[str, Any],
+    *,
+    as_json: bool,
+    environment: Sequence[str] = (),
+    files: Mapping[str, str] | None = None,
+) -> None:
+    """Print the validation of `text` (read from `path`) with its environments and files;
+    exit 1 if it has errors."""
     from conv_tasks.engine.validate import validate_template
 
-    result = validate_template(text, parameters, filename=path)
+    result = validate_template(
+        text, parameters, filename=path, environment=environment, files=files
+    )
     if as_json:
         output.emit_json(result)
     else:

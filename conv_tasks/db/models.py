@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 JsonB = JSON().with_variant(JSONB(), "postgresql")
@@ -35,7 +35,8 @@ class Base(DeclarativeBase):
 
 
 class RawTemplate(Base):
-    """A template as the user gave it, with its parameters and files. Immutable once written."""
+    """A template as the user gave it, with its parameters, environment and files. Immutable
+    once written."""
 
     __tablename__ = "raw_template"
 
@@ -43,6 +44,10 @@ class RawTemplate(Base):
     template: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False)
     parameters: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
     files: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
+    # The environments of the request, merged (conv_tasks.template.environment; migration 0006).
+    environment: Mapped[dict[str, Any]] = mapped_column(
+        JsonB, nullable=False, default=dict, server_default=text("'{}'")
+    )
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()
     )
@@ -62,6 +67,7 @@ class Stack(Base):
         ),
         Index("ix_stack_status", "status"),
         Index("ix_stack_parent_stack_id", "parent_stack_id"),
+        Index("ix_stack_tags", "tags", postgresql_using="gin"),
         # A create's idempotency key names one stack of its tenant for as long as the row lives.
         Index(
             "uq_stack_tenant_idempotency_key",
@@ -99,6 +105,10 @@ class Stack(Base):
     )
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # The stack's tags (Heat's), filterable in `stack list` (conv_tasks.tags).
+    tags: Mapped[list[str]] = mapped_column(
+        ARRAY(Text()), nullable=False, default=list, server_default=text("'{}'::text[]")
+    )
     # A nested stack: the stack whose resource `parent_resource` made it, and how deep it
     # sits (0 for a stack a user made). Purging a parent row leaves a child row unlinked.
     parent_stack_id: Mapped[str | None] = mapped_column(
@@ -307,5 +317,30 @@ class ServerCredential(Base):
     tenant: Mapped[str] = mapped_column(String(255), nullable=False)
     credential_hash: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class WaitConditionHandleRow(Base):
+    """A wait condition handle (OS::Heat::WaitConditionHandle): the signals it holds, in the
+    order they first arrived, and the hash of the token that signals must carry (never the
+    token). A deleted handle keeps its row (deleted_at set) so that a late signal is told
+    why it is refused; the row goes with its stack's."""
+
+    __tablename__ = "wait_condition_handle"
+    __table_args__ = (Index("ix_wait_condition_handle_stack", "stack_id", "resource_name"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
+    )
+    resource_name: Mapped[str] = mapped_column(String(255), nullable=False)
+    credential_hash: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    signals: Mapped[list[Any]] = mapped_column(JsonB, nullable=False, default=list)
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()
     )

@@ -224,7 +224,10 @@ ORDER BY name, version DESC
 """
 )
 
-TEMPLATE = text("SELECT template::text, parameters::text FROM raw_template WHERE id = :id")
+TEMPLATE = text(
+    "SELECT template::text, parameters::text, environment::text, files::text "
+    "FROM raw_template WHERE id = :id"
+)
 
 
 @lru_cache(maxsize=64)

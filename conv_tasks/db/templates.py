@@ -17,8 +17,11 @@ def add_template(
     template: dict[str, Any],
     parameters: dict[str, Any],
     files: dict[str, Any] | None = None,
+    environment: dict[str, Any] | None = None,
 ) -> RawTemplate:
-    row = RawTemplate(template=template, parameters=parameters, files=files or {})
+    row = RawTemplate(
+        template=template, parameters=parameters, files=files or {}, environment=environment or {}
+    )
     session.add(row)
     session.flush()
     return row

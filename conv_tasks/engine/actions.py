@@ -1,4 +1,4 @@
-"""Running one resource action (create, update, delete) through its plugin, one step at a time.
+"""Running one resource action (create, update, delete, check) through its plugin, step by step.
 
 A step either finishes the action or asks to be polled again later: the
 node task then re-enqueues itself with a countdown. No step ever sleeps in
@@ -64,13 +64,16 @@ def action_context(
         deployments=env.deployments,
         children=EngineChildStacks(env),
         deadline=version.action_deadline.timestamp() if version.action_deadline else None,
+        wait_handles=env.wait_handles,
     )
 
 
-def pick_attributes(attributes: Mapping[str, Any], wanted: frozenset[str]) -> dict[str, Any]:
-    """The attributes a resource hands on: those wanted, and a group's member view whole
-    (get_attr's path is applied per member when it is read)."""
-    picked = {k: attributes[k] for k in wanted if k in attributes}
+def pick_attributes(
+    plugin: ResourceType, attributes: Mapping[str, Any], wanted: frozenset[str]
+) -> dict[str, Any]:
+    """The attributes a resource hands on: those wanted (as its type picks them), and a
+    group's member view whole (get_attr's path is applied per member when it is read)."""
+    picked = plugin.picked_attributes(attributes, wanted)
     if MEMBER_VIEW in attributes:
         picked[MEMBER_VIEW] = attributes[MEMBER_VIEW]
     return picked
@@ -88,11 +91,13 @@ def run_step(
         Action.CREATE: plugin.create,
         Action.UPDATE: plugin.update,
         Action.DELETE: plugin.delete,
+        Action.CHECK: plugin.check,
     }
     checkers = {
         Action.CREATE: plugin.check_create,
         Action.UPDATE: plugin.check_update,
         Action.DELETE: plugin.check_delete,
+        Action.CHECK: plugin.check,
     }
     try:
         progress: Progress = (starters if first else checkers)[Action(ctx.action)](ctx)
@@ -104,7 +109,7 @@ def run_step(
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
-        picked = pick_attributes(attributes, wanted_attributes)
+        picked = pick_attributes(plugin, attributes, wanted_attributes)
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )

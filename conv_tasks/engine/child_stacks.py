@@ -42,11 +42,13 @@ class EngineChildStacks:
     ) -> str:
         with session_scope() as session:
             parent = stack_repo.get_stack(session, parent_stack_id)
-            files = _files_of(session, parent)
+            files, environment = _inherited(session, parent, request.provider)
             secrets = _hidden_values(self._env, session, parent)
             tenant, parent_name = parent.tenant, parent.name
             nesting = nesting_of_child(parent.id, parent.name, parent.nested_depth, resource_name)
-        template, parameters = with_inherited_secrets(request.template, request.parameters, secrets)
+        template, parameters = with_inherited_secrets(
+            request.template, request.parameters, secrets, files=files
+        )
         result = operations.create_stack(
             self._env,
             tenant=tenant,
@@ -56,6 +58,7 @@ class EngineChildStacks:
             disable_rollback=True,
             timeout_mins=request.timeout_mins,
             idempotency_key=token,
+            environment=environment,
             files=files,
             nesting=nesting,
         )
@@ -66,9 +69,11 @@ class EngineChildStacks:
             child = stack_repo.get_stack(session, child_id)
             tenant = child.tenant
             parent = session.get(Stack, child.parent_stack_id) if child.parent_stack_id else None
-            files = _files_of(session, parent)
+            files, environment = _inherited(session, parent, request.provider)
             secrets = _hidden_values(self._env, session, parent)
-        template, parameters = with_inherited_secrets(request.template, request.parameters, secrets)
+        template, parameters = with_inherited_secrets(
+            request.template, request.parameters, secrets, files=files
+        )
         operations.update_stack(
             self._env,
             tenant=tenant,
@@ -76,6 +81,7 @@ class EngineChildStacks:
             template=template,
             parameters=parameters,
             timeout_mins=request.timeout_mins,
+            environment=environment,
             files=files,
             via_parent=True,
         )
@@ -161,11 +167,28 @@ def creation_keys(token: str) -> list[str]:
     return [f"{version}:{Action.CREATE}", f"{version}:{Action.UPDATE}"]
 
 
-def _files_of(session: Session, stack: Stack | None) -> dict[str, Any]:
-    """The files map a parent hands down to its children (get_file, provider templates)."""
+def _inherited(
+    session: Session, stack: Stack | None, provider: str | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The files map and environment a parent hands down to a child, as Heat does: its
+    files (get_file, provider templates), its parameter_defaults and its stack-wide
+    resource_registry, less the mappings to the child's own provider template. Not its
+    `parameters` (they name the parent's parameters) nor its per-resource mappings."""
     if stack is None or stack.raw_template_id is None:
-        return {}
-    return dict(template_repo.get_template(session, stack.raw_template_id).files or {})
+        return {}, []
+    raw = template_repo.get_template(session, stack.raw_template_id)
+    stored = dict(raw.environment or {})
+    environment: dict[str, Any] = {}
+    if stored.get("parameter_defaults"):
+        environment["parameter_defaults"] = dict(stored["parameter_defaults"])
+    registry = {
+        key: target
+        for key, target in dict(stored.get("resource_registry") or {}).items()
+        if key != "resources" and target != provider
+    }
+    if registry:
+        environment["resource_registry"] = registry
+    return dict(raw.files or {}), [environment] if environment else []
 
 
 def _hidden_values(env: EngineEnv, session: Session, stack: Stack | None) -> list[Any]:
@@ -173,7 +196,7 @@ def _hidden_values(env: EngineEnv, session: Session, stack: Stack | None) -> lis
     if stack is None or stack.raw_template_id is None:
         return []
     raw = template_repo.get_template(session, stack.raw_template_id)
-    definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+    definition = env.definitions.of_row(raw)
     hidden = definition.template.hidden_parameters()
     return [value for name, value in definition.parameters.items() if name in hidden]
 
@@ -183,7 +206,7 @@ def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:
     if child.raw_template_id is None:
         return {}
     raw = template_repo.get_template(session, child.raw_template_id)
-    definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+    definition = env.definitions.of_row(raw)
     inputs = {
         row.name: ResourceData(
             row.attr_data.get("ref"), dict(row.attr_data.get("attributes") or {})

@@ -100,7 +100,7 @@ def _delete_step(run: NodeRun, version: ResourceVersion, *, first: bool) -> Step
     ctx = action_context(
         run.env, run.task.stack_id, version, Action.DELETE, properties=version.properties
     )
-    return run_step(run.env.registry.get(version.type)(), ctx, first=first)
+    return run_step(run.plugin(version), ctx, first=first)
 
 
 def _drop(run: NodeRun, drops: list[ResourceVersion], events: dict[int, list[NodeEvent]]) -> None:
@@ -123,7 +123,7 @@ def _unfinished(
         }
         if begun:
             now = datetime.now(UTC)
-            plugin = run.env.registry.get(version.type)()
+            plugin = run.plugin(version)
             timeout = plugin.action_timeout(version.properties)
             fields["action_started_at"] = now
             fields["action_deadline"] = now + timedelta(seconds=timeout)

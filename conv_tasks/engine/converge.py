@@ -30,7 +30,6 @@ from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ActionContext, ResourceType
 from conv_tasks.template import ResourceData
 from conv_tasks.template.member_view import MEMBER_VIEW
-from conv_tasks.template.resolve import definition_hash
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +59,6 @@ def converge(run: NodeRun) -> Outcome:
         prepared = definition.prepare(run.name, _inputs(run, definition), run.env.registry)
     except ConvTasksError as exc:
         return _fail(run, head, definition.reason(run.name, str(exc)))
-    prepared = _with_references(prepared, definition, run.name)
     plugin = prepared.resource_type()
     decision = decide(
         head,
@@ -69,6 +67,7 @@ def converge(run: NodeRun) -> Outcome:
         definition_hash=prepared.resolved.definition_hash,
         properties=prepared.properties,
         needs_replacement=plugin.needs_replacement,
+        substitutes=run.env.registry.substitutes,
     )
     wanted = definition.attributes_needed.get(run.name, frozenset())
     target = _target(run, definition, prepared)
@@ -97,20 +96,6 @@ def converge(run: NodeRun) -> Outcome:
         }
         return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
-
-
-def _with_references(
-    prepared: PreparedResource, definition: StackDefinition, name: str
-) -> PreparedResource:
-    """prepared, its definition hash covering what its type counts of the references to it
-    (a group: the member attributes read). Types that count nothing are left as they are."""
-    counted = prepared.resource_type.references_in_definition(
-        definition.attribute_references.get(name, ())
-    )
-    if counted is None:
-        return prepared
-    digest = definition_hash(prepared.resolved.definition_hash, counted, None)
-    return replace(prepared, resolved=replace(prepared.resolved, definition_hash=digest))
 
 
 def _starting(
@@ -281,7 +266,7 @@ def _interrupt(run: NodeRun, version: ResourceVersion, action: Action, claim: Cl
 def _stop(run: NodeRun, version: ResourceVersion, action: Action) -> None:
     """The plugin's interrupt hook, for an action that ends before it finished (interrupted or
     timed out): a deployment stops waiting for its server."""
-    plugin = run.env.registry.get(version.type)()
+    plugin = run.plugin(version)
     ctx = action_context(run.env, run.task.stack_id, version, action, properties=version.properties)
     try:
         plugin.interrupt(ctx)
@@ -307,7 +292,7 @@ def _step(
         properties=version.properties,
         old_properties=old.properties if old is not None and action == Action.UPDATE else None,
     )
-    plugin = run.env.registry.get(version.type)()
+    plugin = run.plugin(version)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)
     return _after_step(run, version, action, step, claim)
 
@@ -396,7 +381,7 @@ def _converged(
         )
         try:
             fresh = dict(plugin.attributes(ctx))
-            attrs.update(pick_attributes(fresh, wanted))
+            attrs.update(pick_attributes(plugin, fresh, wanted))
             ref = plugin.reference(ctx)
         except Exception as exc:
             return _fail(run, version, run.redact(f"reading attributes failed: {exc}"))
@@ -408,7 +393,7 @@ def _converged(
     }
     if not run.write(version, recorded).ok:
         return Outcome.LOST_LEASE
-    picked = pick_attributes(attrs, wanted)
+    picked = pick_attributes(plugin, attrs, wanted)
     run.hand_on(NodeOutput(ref, picked), settled=_settled(run, claim, version, None))
     return Outcome.NOOP
 

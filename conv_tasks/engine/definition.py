@@ -1,17 +1,20 @@
 """A stack's desired state: a loaded template with its effective parameters.
 
-Raw templates never change once stored, so a definition is built once per
-template id per process and kept in a cache bounded in bytes.
+The template's resource types are those after its environment's resource_registry, and
+its parameters are those given, then the environment's, then the template's defaults.
+Raw templates (with their environment and files) never change once stored, so a
+definition is built once per template id per process and kept in a cache bounded in bytes.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from conv_tasks.engine.cache import ByteBoundedCache
+from conv_tasks.engine.providers import environment_lookup, with_providers
 from conv_tasks.engine.redact import MASK, Redactor
 from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
@@ -19,14 +22,26 @@ from conv_tasks.resources import Registry, ResourceType, default_registry, prepa
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.settings import get_settings
 from conv_tasks.template import (
+    ALL_ATTRIBUTES,
     ResolvedResource,
     ResourceData,
     Template,
+    apply_conditions,
+    apply_facade,
     load_template,
     resolve_outputs,
     resolve_resource,
     validate_parameters,
 )
+from conv_tasks.template.environment import (
+    EMPTY,
+    Environment,
+    check_files,
+    parameter_values,
+    stored_environment,
+)
+from conv_tasks.template.resolve import definition_hash
+from conv_tasks.template.type_mapping import map_resource_types
 
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2018-08-31", "resources": {}}
 
@@ -55,6 +70,15 @@ class StackDefinition:
     attribute_references: Mapping[str, tuple[tuple[str, tuple[Any, ...]], ...]] = field(
         default_factory=dict
     )
+    # Per resource, the attributes that are credentials (a wait condition handle's token):
+    # never shown, and whatever reads them is in hidden_resources or hidden_outputs.
+    secret_attributes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The merged environment and the files map it was built with: a nested stack's
+    # template gets the same (parameter_defaults, resource_registry, files), as in Heat.
+    environment: Environment = EMPTY
+    files: Mapping[str, str] = field(default_factory=dict)
+    # The resource types with this stack's provider templates added (None: it has none).
+    types: Registry | None = None
 
     @classmethod
     def build(
@@ -62,11 +86,35 @@ class StackDefinition:
         source: str | Mapping[str, Any],
         parameters: Mapping[str, Any],
         registry: Registry | None = None,
+        *,
+        files: Mapping[str, str] | None = None,
+        environment: Environment | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> StackDefinition:
-        """Load and check a template and its parameters. Raises with every problem found."""
-        template = load_template(source)
-        values = validate_parameters(template, parameters)
-        problems, warnings = resource_problems(template, registry or default_registry())
+        """Load and check a template, its environment and parameters (explicit ones win over
+        the environment's), with each resource's type mapped through the environment's
+        resource_registry. Raises with every problem found.
+
+        files: the text of the files get_file names. facade: the definition of the parent
+        resource (metadata, deletion_policy, update_policy) when the template is used as a
+        nested stack or provider, for resource_facade. Conditions are decided here, from
+        the parameter values, before dependencies are computed."""
+        files = check_files(files or {})
+        environment = environment or EMPTY
+        template = load_template(source, files=files)
+        mapped = map_resource_types(template, environment, files)
+        template = mapped.template
+        values = validate_parameters(
+            template, parameter_values(template.parameters, parameters, environment)
+        )
+        template = apply_facade(apply_conditions(template, values), facade)
+        registry = registry or default_registry()
+        types: Registry | None = None
+        if mapped.providers:
+            types = registry = with_providers(registry, mapped.providers, files)
+        problems, warnings = resource_problems(
+            template, registry, environment_lookup(registry, environment, files)
+        )
         if problems:
             raise TemplateError(problems)
         deps = template.dependencies()
@@ -74,28 +122,51 @@ class StackDefinition:
         if cycle:
             raise CycleError(cycle)
         hidden = [values[name] for name in template.hidden_parameters() if name in values]
-        hidden_resources, hidden_outputs = template.derived_from_hidden()
+        secret_attributes = {
+            name: registry.get(snippet.type).secret_attributes
+            for name, snippet in template.resources.items()
+            if registry.get(snippet.type).secret_attributes
+        }
+        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes)
         return cls(
             template=template,
             parameters=values,
             redact=Redactor(hidden),
             dependencies=deps,
-            attributes_needed=template.attributes_needed(),
+            attributes_needed=_attributes_needed(template, registry),
             warnings=tuple(warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
             attribute_references=template.attribute_references(),
+            secret_attributes=secret_attributes,
+            environment=environment,
+            files=files,
+            types=types,
         )
 
     def prepare(
         self, name: str, inputs: Mapping[str, ResourceData], registry: Registry | None = None
     ) -> PreparedResource:
+        """The resource resolved against its inputs, its properties checked; its definition
+        hash also covers what its type counts of the references to it (a group: the member
+        attributes read), so the engine and preview decide alike."""
         resolved = resolve_resource(self.template, name, self.parameters, inputs)
-        resource_type = (registry or default_registry()).get(resolved.type)
+        resource_type = self.plugin_type(resolved.type, registry)
         properties = prepare_properties(
             resource_type, resolved.properties, path=f"resources.{name}.properties"
         )
+        counted = resource_type.references_in_definition(self.attribute_references.get(name, ()))
+        if counted is not None:
+            digest = definition_hash(resolved.definition_hash, counted, None)
+            resolved = replace(resolved, definition_hash=digest)
         return PreparedResource(resolved, resource_type, properties)
+
+    def plugin_type(self, type_name: str, registry: Registry | None = None) -> type[ResourceType]:
+        """The class of `type_name`: one of this stack's provider templates, else from
+        `registry` (the default one when not given)."""
+        if self.types is not None and type_name in self.types:
+            return self.types.get(type_name)
+        return (registry or default_registry()).get(type_name)
 
     def outputs(self, inputs: Mapping[str, ResourceData]) -> dict[str, dict[str, Any]]:
         return resolve_outputs(self.template, self.parameters, inputs)
@@ -114,8 +185,26 @@ class StackDefinition:
         """A failure reason about `resource` as a user may see it: withheld whole if the
         resource's properties derive from a hidden parameter."""
         if resource in self.hidden_resources:
-            return f"details withheld: the properties of {resource} derive from hidden parameters"
+            source = "hidden parameters"
+            if self.secret_attributes:
+                source = (
+                    "hidden parameters or secret attributes"
+                    if self.template.hidden_parameters()
+                    else "secret attributes (a wait condition handle's token)"
+                )
+            return f"details withheld: the properties of {resource} derive from {source}"
         return self.redact(text)
+
+
+def _attributes_needed(template: Template, registry: Registry) -> dict[str, frozenset[str]]:
+    """template.attributes_needed with get_attr [resource] read as every attribute of the
+    resource's type (a type with dynamic attributes gives what it has)."""
+    needed = template.attributes_needed()
+    for name, attributes in needed.items():
+        if ALL_ATTRIBUTES in attributes:
+            schema = registry.get(template.resources[name].type).attributes_schema
+            needed[name] = (attributes - {ALL_ATTRIBUTES}) | frozenset(schema)
+    return needed
 
 
 # What a definition costs in memory, per byte of its template's and parameters' JSON text,
@@ -125,9 +214,36 @@ BYTES_PER_JSON_BYTE = 32
 BYTES_PER_DEFINITION = 16 * 1024
 
 
-def definition_weight(template_text: str, parameters_text: str) -> int:
-    """The bytes a definition built from this JSON text may hold, at most."""
-    return BYTES_PER_DEFINITION + BYTES_PER_JSON_BYTE * (len(template_text) + len(parameters_text))
+def definition_weight(*texts: str) -> int:
+    """The bytes a definition built from this JSON text (template, parameters, environment,
+    files) may hold, at most."""
+    return BYTES_PER_DEFINITION + BYTES_PER_JSON_BYTE * sum(len(text) for text in texts)
+
+
+# What a stored template row holds, as JSON text: template, parameters and, since
+# migration 0006, environment and files (a loader may leave the last two out).
+StoredText = tuple[str, str] | tuple[str, str, str, str]
+
+
+def _build_stored(
+    template: Mapping[str, Any],
+    parameters: Mapping[str, Any],
+    environment: Mapping[str, Any] | None,
+    files: Mapping[str, str] | None,
+) -> StackDefinition:
+    return StackDefinition.build(
+        template, parameters, files=files, environment=stored_environment(environment)
+    )
+
+
+class StoredRow(Protocol):
+    """What a raw_template row gives a definition (conv_tasks.db.models.RawTemplate)."""
+
+    id: int
+    template: dict[str, Any]
+    parameters: dict[str, Any]
+    environment: dict[str, Any]
+    files: dict[str, Any]
 
 
 class Definitions:
@@ -145,9 +261,7 @@ class Definitions:
         """Bytes the kept definitions are estimated to hold."""
         return self._cache.used
 
-    def get(
-        self, template_id: int, load: Callable[[int], tuple[str, str] | None]
-    ) -> StackDefinition:
+    def get(self, template_id: int, load: Callable[[int], StoredText | None]) -> StackDefinition:
         """The definition of a stored template; `load` gives its JSON text on a miss.
 
         NotFound if the template is gone (its stack moved on and it was collected).
@@ -158,9 +272,11 @@ class Definitions:
         loaded = load(template_id)
         if loaded is None:
             raise NotFound(f"Template {template_id} not found.")
-        template_text, parameters_text = loaded
-        definition = StackDefinition.build(json.loads(template_text), json.loads(parameters_text))
-        self._cache.put(template_id, definition, definition_weight(template_text, parameters_text))
+        documents = [json.loads(text) for text in loaded]
+        template, parameters = documents[0], documents[1]
+        environment, files = (documents[2], documents[3]) if len(documents) == 4 else (None, None)
+        definition = _build_stored(template, parameters, environment, files)
+        self._cache.put(template_id, definition, definition_weight(*loaded))
         return definition
 
     def remember(
@@ -169,21 +285,38 @@ class Definitions:
         definition: StackDefinition,
         template: Mapping[str, Any],
         parameters: Mapping[str, Any],
+        environment: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> None:
         """Keep a definition just built for a template just stored."""
-        weight = definition_weight(json.dumps(template), json.dumps(parameters))
+        weight = definition_weight(
+            json.dumps(template),
+            json.dumps(parameters),
+            json.dumps(environment or {}),
+            json.dumps(files or {}),
+        )
         self._cache.put(template_id, definition, weight)
 
     def of(
-        self, template_id: int, template: Mapping[str, Any], parameters: Mapping[str, Any]
+        self,
+        template_id: int,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        environment: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
     ) -> StackDefinition:
-        """The definition of a stored template whose row the caller has already read."""
+        """The definition of a stored template whose row the caller has already read
+        (pass its files: get_file reads them)."""
         found = self._cache.get(template_id)
         if found is not None:
             return found
-        definition = StackDefinition.build(template, parameters)
-        self.remember(template_id, definition, template, parameters)
+        definition = _build_stored(template, parameters, environment, files)
+        self.remember(template_id, definition, template, parameters, environment, files)
         return definition
+
+    def of_row(self, row: StoredRow) -> StackDefinition:
+        """The definition of a raw_template row the caller has already read."""
+        return self.of(row.id, row.template, row.parameters, row.environment, row.files)
 
 
 _default: Definitions | None = None

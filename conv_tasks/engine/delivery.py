@@ -18,9 +18,11 @@ from conv_tasks.engine.definition import StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref, woken_payload
 from conv_tasks.engine.propagate import hand_on
+from conv_tasks.engine.providers import plugin_type, registries_of
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import NotFound
 from conv_tasks.graph import NodeKey, Phase
+from conv_tasks.resources import Registry, ResourceType
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +67,22 @@ class NodeRun:
         if self._definition is None:
             self._definition = self.env.definitions.get(self.task.template_id, self.store.template)
         return self._definition
+
+    def plugin(self, version: ResourceVersion) -> ResourceType:
+        """The plugin that acts on `version`: a provider template's class comes from the
+        definition of the version's own template, else of the traversal's (read only for
+        resources whose type is a provider template)."""
+
+        def own() -> Registry | None:
+            if version.template_id is None:
+                return None
+            return self.env.definitions.get(version.template_id, self.store.template).types
+
+        def traversal() -> Registry | None:
+            return self.definition().types
+
+        cls = plugin_type(self.env.registry, version.type, lambda: registries_of(own, traversal))
+        return cls()
 
     def redact(self, text: str) -> str:
         """`text` with the stack's hidden values masked."""

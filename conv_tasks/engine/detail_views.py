@@ -3,8 +3,9 @@
 Like conv_tasks.engine.views, which this builds on, hidden parameter values
 never leave this module: a property whose template value reads a hidden
 parameter (or an attribute of a resource derived from one) is masked whole,
-so are all the attributes of such a resource, and every other value goes
-through the stack's redactor. With no template to judge by, nothing is shown.
+so are all the attributes of such a resource and every secret attribute (a
+wait condition handle's token), and every other value goes through the
+stack's redactor. With no template to judge by, nothing is shown.
 """
 
 from __future__ import annotations
@@ -22,12 +23,14 @@ from conv_tasks.engine.redact import MASK
 from conv_tasks.engine.views import _resource, _time, redactor_for, stack_definition
 from conv_tasks.errors import NotFound
 from conv_tasks.template.functions import iter_calls
+from conv_tasks.template.model import reads_secret_attribute
 
 RECENT_EVENTS = 20
 
 
 def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str] | None:
-    """The properties of `name` whose template values derive from a hidden parameter;
+    """The properties of `name` whose template values derive from a hidden parameter (or
+    read a secret attribute);
     None when all of them must be masked (a resource the template does not name)."""
     if name not in definition.hidden_resources:
         return frozenset()
@@ -39,8 +42,13 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
     for key, value in snippet.properties.items():
         for function, args in iter_calls(value):
             target = args[0] if isinstance(args, list) and args else args
-            if (function == "get_param" and target in hidden) or (
-                function == "get_attr" and target in definition.hidden_resources
+            if not isinstance(target, str):
+                continue  # not a reference (str_replace's mapping): its calls come next
+            secret = definition.secret_attributes.get(target, frozenset())
+            if (
+                (function == "get_param" and target in hidden)
+                or (function == "get_attr" and target in definition.hidden_resources)
+                or (function == "get_attr" and reads_secret_attribute(args, secret))
             ):
                 masked.add(key)
                 break
@@ -81,6 +89,11 @@ def show_resource(
                 attributes = _mask_all(attributes)
             else:
                 attributes = redact.value(attributes)
+            secret = definition.secret_attributes.get(name, frozenset())  # type: ignore[union-attr]
+            attributes = {
+                key: MASK if key in secret and value is not None else value
+                for key, value in attributes.items()
+            }
         events = event_repo.list_events(session, stack.id, resource_name=name)
         data = _resource(head, redact)
         if definition is not None:
@@ -106,7 +119,8 @@ def show_resource(
 
 
 def show_template(tenant: str, ref: str) -> dict[str, Any]:
-    """The stack's current template as stored, with hidden parameters' defaults masked."""
+    """The stack's current template and merged environment as stored, with hidden
+    parameters' defaults and values masked, and the names of its files."""
     with session_scope() as session:
         stack = stack_repo.find_stack(session, tenant, ref)
         template_id = stack.raw_template_id or stack.prev_raw_template_id
@@ -126,8 +140,18 @@ def show_template(tenant: str, ref: str) -> dict[str, Any]:
                 )
                 for key, schema in parameters.items()
             }
+        environment = {
+            section: (
+                {k: MASK if k in hidden else v for k, v in values.items()}
+                if section in ("parameters", "parameter_defaults") and isinstance(values, dict)
+                else values
+            )
+            for section, values in (raw.environment or {}).items()
+        }
         return {
             "stack_id": stack.id,
             "template_id": template_id,
             "template": redactor_for(definition).value(document),
+            "environment": redactor_for(definition).value(environment),
+            "files": sorted(raw.files or {}),
         }

@@ -11,12 +11,14 @@ from conv_tasks.db.deployments import PostgresDeployments
 from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.sandbox import PostgresSandbox
 from conv_tasks.db.session import node_connection
+from conv_tasks.db.wait_handles import PostgresWaitHandles
 from conv_tasks.deployments.store import DeploymentStore
 from conv_tasks.engine.definition import Definitions, default_definitions
 from conv_tasks.resources import Registry, Sandbox, default_registry
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.syncpoint import SyncPointStore
 from conv_tasks.syncpoint.connection import get_redis
+from conv_tasks.waitconditions.store import WaitHandleStore
 
 if TYPE_CHECKING:
     from conv_tasks.engine.dispatch import Dispatcher
@@ -30,6 +32,7 @@ class EngineEnv:
     registry: Registry = field(default_factory=default_registry)
     sandbox: Sandbox = field(default_factory=PostgresSandbox)
     deployments: DeploymentStore = field(default_factory=PostgresDeployments)
+    wait_handles: WaitHandleStore = field(default_factory=PostgresWaitHandles)
     definitions: Definitions = field(default_factory=default_definitions)
 
     @classmethod

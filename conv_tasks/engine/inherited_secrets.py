@@ -25,14 +25,17 @@ def with_inherited_secrets(
     template: Mapping[str, Any] | str,
     parameters: Mapping[str, Any],
     secrets: Sequence[Any],
+    *,
+    files: Mapping[str, str] | None = None,
 ) -> tuple[Mapping[str, Any] | str, dict[str, Any]]:
     """template and parameters with one hidden parameter per secret. A template that does not
-    load is returned as it is: the child's create or update reports what is wrong with it."""
+    load (with the files its get_file calls read) is returned as it is: the child's create or
+    update reports what is wrong with it. The template returned keeps its get_file calls."""
     texts = sorted({_text(s) for s in secrets if s is not None and _text(s) != ""})
     if not texts:
         return template, dict(parameters)
     try:
-        raw = dict(load_template(template).raw)
+        raw = dict(load_template(template, files=files).raw)
     except ConvTasksError:
         return template, dict(parameters)
     declared = dict(raw.get("parameters") or {})

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -20,15 +20,23 @@ from conv_tasks.db import events as event_repo
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db import templates as template_repo
-from conv_tasks.db.models import Stack
+from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.health import restart_check
 from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.nesting import Nesting, refuse_direct_change
+from conv_tasks.engine.stack_inputs import (
+    EnvironmentSources,
+    StackInputs,
+    request_inputs,
+    update_inputs,
+)
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
+from conv_tasks.tags import checked_tags
 
 log = logging.getLogger(__name__)
 
@@ -71,24 +79,27 @@ def create_stack(
     disable_rollback: bool = False,
     timeout_mins: int | None = None,
     idempotency_key: str | None = None,
+    environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     nesting: Nesting | None = None,
+    tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Start creating a stack. `nesting` makes it the child of a parent's resource (the
     ChildStacks service passes it; users cannot)."""
     check_stack_name(name)
+    stack_tags = checked_tags(tags or [])
     if idempotency_key is not None:
         replayed = replay_create(tenant, name, idempotency_key)
         if replayed is not None:
             return replayed
-    definition = StackDefinition.build(template, parameters, env.registry)
+    inputs = request_inputs(environment, files)
+    definition = StackDefinition.build(
+        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+    )
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
-            raw = template_repo.add_template(
-                session, dict(definition.template.raw), dict(parameters), dict(files or {})
-            )
-            env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
+            raw = _store_template(env, session, definition, dict(parameters), inputs)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -99,6 +110,7 @@ def create_stack(
                 disable_rollback=disable_rollback,
                 timeout_mins=timeout_mins,
                 idempotency_key=idempotency_key,
+                tags=list(stack_tags),
             )
             if nesting is not None:
                 stack.parent_stack_id = nesting.parent_stack_id
@@ -149,26 +161,36 @@ def update_stack(
     existing_parameters: bool = False,
     disable_rollback: bool | None = None,
     timeout_mins: int | None = None,
+    environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     via_parent: bool = False,
+    tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
+    not given, an update keeping the parameters or the template keeps them, and a full
+    update (a new template, parameters not kept) clears them."""
+    new_tags = checked_tags(tags) if tags is not None else None
     with session_scope() as session:
         stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if stack.action == Action.DELETE:
             raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
         current = template_repo.get_template(session, stack.raw_template_id or 0)
         source: Mapping[str, Any] | str = template if template is not None else current.template
-        # Without a new template, the stack's parameters are kept and the given ones patched in.
+        # Without a new template, the stack's parameters, environment and files are kept
+        # and the given ones patched in (README "Environments").
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        definition = StackDefinition.build(source, values, env.registry)
-        kept_files = dict(current.files or {}) if files is None else dict(files)
-        raw = template_repo.add_template(session, dict(definition.template.raw), values, kept_files)
-        env.definitions.remember(raw.id, definition, raw.template, raw.parameters)
+        inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        definition = StackDefinition.build(
+            source, values, env.registry, files=inputs.files, environment=inputs.environment
+        )
+        raw = _store_template(env, session, definition, values, inputs)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
             stack.timeout_mins = timeout_mins
+        if new_tags is not None or not keep:
+            stack.tags = list(new_tags or ())
         session.flush()
         old = stack.current_traversal
         started = begin(
@@ -185,9 +207,25 @@ def update_stack(
     return _result(stack, started, definition)
 
 
+def _store_template(
+    env: EngineEnv,
+    session: Session,
+    definition: StackDefinition,
+    parameters: dict[str, Any],
+    inputs: StackInputs,
+) -> RawTemplate:
+    """Store the template the definition was built from, and keep the definition cached."""
+    environment, files = inputs.stored()
+    raw = template_repo.add_template(
+        session, dict(definition.template.raw), parameters, files, environment
+    )
+    env.definitions.remember(raw.id, definition, raw.template, raw.parameters, environment, files)
+    return raw
+
+
 def _empty_template_id(env: EngineEnv, session: Session) -> tuple[int, StackDefinition]:
     raw = template_repo.add_template(session, dict(EMPTY_TEMPLATE), {})
-    return raw.id, env.definitions.of(raw.id, raw.template, raw.parameters)
+    return raw.id, env.definitions.of_row(raw)
 
 
 def delete_stack(
@@ -244,7 +282,7 @@ def rollback_stack(
         if stack.prev_raw_template_id is not None:
             raw = template_repo.get_template(session, stack.prev_raw_template_id)
             template_id = raw.id
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters)
+            definition = env.definitions.of_row(raw)
         else:
             template_id, definition = _empty_template_id(env, session)
         old = stack.current_traversal if expected is None else expected
@@ -329,18 +367,21 @@ def restart_traversal(env: EngineEnv, stack_id: str, expected: str, reason: str)
             stack = stack_repo.get_stack(session, stack_id)
             if stack.current_traversal != expected or stack.status != Status.IN_PROGRESS:
                 return None
-            raw = template_repo.get_template(session, stack.raw_template_id or 0)
-            definition = env.definitions.of(raw.id, raw.template, raw.parameters)
-            started = begin(
-                env,
-                session,
-                stack,
-                action=stack.action,
-                template_id=raw.id,
-                definition=definition,
-                expected=expected,
-                reason=reason,
-            )
+            if stack.action == Action.CHECK:
+                started = restart_check(env, session, stack, expected, reason)
+            else:
+                raw = template_repo.get_template(session, stack.raw_template_id or 0)
+                definition = env.definitions.of_row(raw)
+                started = begin(
+                    env,
+                    session,
+                    stack,
+                    action=stack.action,
+                    template_id=raw.id,
+                    definition=definition,
+                    expected=expected,
+                    reason=reason,
+                )
     except LostRace:
         return None
     launch(env, started, expected)

@@ -27,6 +27,7 @@ from conv_tasks.engine.decide import Verdict, decide
 from conv_tasks.engine.definition import StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.redact import MASK
+from conv_tasks.engine.stack_inputs import EnvironmentSources, request_inputs, update_inputs
 from conv_tasks.engine.status import Action
 from conv_tasks.engine.views import stack_definition
 from conv_tasks.errors import Conflict, ConvTasksError, NotFound
@@ -54,6 +55,8 @@ def preview_stack(
     template: Mapping[str, Any] | str | None,
     parameters: Mapping[str, Any],
     existing_parameters: bool = False,
+    environment: EnvironmentSources | None = None,
+    files: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """{"stack", "exists", "resources": [{"name", "type", "action", "reason", "changes",
     "uncertain"}], "counts", "summary"}: what `stack update` (or, for a stack that does not
@@ -64,7 +67,14 @@ def preview_stack(
         except NotFound:
             if template is None:
                 raise
-            definition = StackDefinition.build(template, parameters, env.registry)
+            inputs = request_inputs(environment, files)
+            definition = StackDefinition.build(
+                template,
+                parameters,
+                env.registry,
+                files=inputs.files,
+                environment=inputs.environment,
+            )
             plan = plan_traversal((), definition.dependencies)
             entries = [
                 _entry(node.name, definition.template.resources[node.name].type, CREATE)
@@ -78,7 +88,10 @@ def preview_stack(
         source: Mapping[str, Any] | str = template if template is not None else current.template
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
-        definition = StackDefinition.build(source, values, env.registry)
+        inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        definition = StackDefinition.build(
+            source, values, env.registry, files=inputs.files, environment=inputs.environment
+        )
         old = stack_definition(session, stack)
         rows = resource_repo.versions(session, stack.id)
         versions = [version_of(_columns(row)) for row in rows]
@@ -148,6 +161,7 @@ def _existing(
         definition_hash=prepared.resolved.definition_hash,
         properties=prepared.properties,
         needs_replacement=prepared.resource_type().needs_replacement,
+        substitutes=env.registry.substitutes,
     )
     action = _VERDICTS[decision.verdict]
     changes = {}

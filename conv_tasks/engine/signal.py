@@ -2,7 +2,9 @@
 
 A signal to a software deployment is applied to its current action as a
 server's signal would be (conv_tasks.engine.deployment_signal), the tenant
-standing in for the deployment's credential. Any other resource records it
+standing in for the deployment's credential. A signal to a wait condition
+handle is recorded on it as a host's would be (conv_tasks.engine.wait_signal:
+details are {status, reason, data, id}). Any other resource records it
 as an event: its details may carry `deploy_status` (IN_PROGRESS, COMPLETE or
 FAILED) and `deploy_status_reason`, and are kept with the resource version
 for its plugin to read.
@@ -17,12 +19,15 @@ from conv_tasks.db import deployments as deployment_repo
 from conv_tasks.db import events as event_repo
 from conv_tasks.db import resources as resource_repo
 from conv_tasks.db import stacks as stack_repo
+from conv_tasks.db import wait_handles as handle_repo
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.deployment_signal import apply_signal
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.engine.views import redactor_for, stack_definition
+from conv_tasks.engine.wait_signal import apply_handle_signal
 from conv_tasks.errors import NotFound, PayloadError, Problem
 from conv_tasks.limits import MAX_REASON_CHARS
+from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
 
 DEPLOY_STATUSES = tuple(str(s) for s in Status)
 
@@ -58,6 +63,14 @@ def signal_resource(
         head = resource_repo.head_of(session, stack.id, resource_name)
         if head is None:
             raise NotFound(f"Stack {stack.name!r} has no resource {resource_name!r}.")
+        if head.type == WaitConditionHandleResource.type_name:
+            handle = handle_repo.lock_handle_of_resource(session, stack.id, head.physical_id)
+            if handle is None:
+                raise NotFound(
+                    f"Wait condition handle {resource_name!r} of stack {stack.name!r} has not "
+                    "been created yet (or failed to be); there is nothing to signal."
+                )
+            return apply_handle_signal(session, stack, handle, dict(details))
         deployment = deployment_repo.deployment_of_resource(
             session, stack.id, resource_name, head.physical_id
         )

@@ -10,19 +10,22 @@ column where that path starts (counted from 1); for a mapping there are no posit
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from conv_tasks.engine.providers import environment_lookup, with_providers
+from conv_tasks.engine.stack_inputs import request_inputs
 from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
 from conv_tasks.resources import Registry, default_registry, static_problems
 from conv_tasks.resources import template_problems as resource_problems
-from conv_tasks.resources.registry import type_lookup
 from conv_tasks.template import Template, load_template
 from conv_tasks.template.document import join_path
+from conv_tasks.template.environment import EMPTY, Environment, is_provider, parameter_values
 from conv_tasks.template.functions import ArgumentError, GetAttr, function_call, parse_call
 from conv_tasks.template.parameters import check_value
 from conv_tasks.template.patterns import PatternWork
+from conv_tasks.template.type_mapping import map_resource_types, resolve_type
 from conv_tasks.template.yaml_source import TemplateSyntaxError, node_marks, parse_yaml
 
 Position = tuple[int, int] | None
@@ -34,10 +37,18 @@ def validate_template(
     *,
     registry: Registry | None = None,
     filename: str = "template",
+    environment: Sequence[str | Mapping[str, Any]] | None = None,
+    files: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
-    "dependencies", "types"}. Never raises for a problem of the template or of the values."""
+    "dependencies", "types"}. Never raises for a problem of the template, its environments,
+    files or the values. "types" are the types after the environments' resource_registry."""
     registry = registry or default_registry()
+    try:
+        inputs = request_inputs(environment, files)
+    except ConvTasksError as exc:
+        # Without its environment the template's types and parameters cannot be judged.
+        return _result([_error(p, None) for p in _problems(exc)])
     marks: dict[str, tuple[int, int]] = {}
     document: Any = source
     if isinstance(source, str | bytes):
@@ -49,13 +60,29 @@ def validate_template(
             return _result([_error(p, None) for p in exc.problems])
         marks = node_marks(source)
     try:
-        template = load_template(document, filename=filename)
+        template = load_template(document, filename=filename, files=inputs.files)
     except ConvTasksError as exc:
         # The checks that need no loaded template still run, so nothing waits for a fix.
-        found = _problems(exc) + _type_problems(document, registry)
+        found = _problems(exc) + _type_problems(
+            document, registry, inputs.environment, inputs.files
+        )
         return _result(_located(found, marks))
-    problems = _parameter_problems(template, parameters or {})
-    found, warnings = resource_problems(template, registry)
+    try:
+        mapped = map_resource_types(template, inputs.environment, inputs.files)
+    except ConvTasksError as exc:
+        return _result(_located(_problems(exc), marks))
+    template = mapped.template
+    problems: list[Problem] = []
+    if mapped.providers:
+        try:
+            registry = with_providers(registry, mapped.providers, inputs.files)
+        except ConvTasksError as exc:
+            return _result(_located(_problems(exc), marks))
+    problems.extend(_environment_problems(template, inputs.environment))
+    problems.extend(_parameter_problems(template, parameters or {}))
+    found, warnings = resource_problems(
+        template, registry, environment_lookup(registry, inputs.environment, inputs.files)
+    )
     problems.extend(found)
     problems.extend(attribute_problems(template, registry))
     dependencies = template.dependencies()
@@ -93,6 +120,8 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                 cls = registry.get(target.type)
             except ConvTasksError:
                 continue  # an unknown type: reported once, by its resource
+            if call.attribute is None:
+                continue  # None: get_attr [resource] reads whatever attributes there are
             reason = cls.reference_problem(call.attribute, call.path)
             if reason is not None:
                 problems.append(Problem(path, reason))
@@ -112,12 +141,33 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
     return problems
 
 
-def _type_problems(document: Any, registry: Registry) -> list[Problem]:
+def _environment_problems(template: Template, environment: Environment) -> list[Problem]:
+    """The environment's parameters must be the template's, and fit their declarations."""
+    try:
+        values = parameter_values(template.parameters, {}, environment)
+    except ConvTasksError as exc:
+        return _problems(exc)
+    problems = []
+    work = PatternWork()
+    for name, value in values.items():
+        section = "parameters" if name in environment.parameters else "parameter_defaults"
+        if value is not None:
+            path = join_path(f"environment.{section}", name)
+            problems.extend(check_value(template.parameters[name], value, path, work)[1])
+    return problems
+
+
+def _type_problems(
+    document: Any,
+    registry: Registry,
+    environment: Environment = EMPTY,
+    files: Mapping[str, str] | None = None,
+) -> list[Problem]:
     """Unknown types and bad properties of the resources of a template that did not load."""
     resources = document.get("resources") if isinstance(document, Mapping) else None
     if not isinstance(resources, Mapping):
         return []
-    problems = []
+    problems: list[Problem] = []
     for name, spec in resources.items():
         if not isinstance(name, str) or not isinstance(spec, Mapping):
             continue
@@ -125,6 +175,13 @@ def _type_problems(document: Any, registry: Registry) -> list[Problem]:
         if not isinstance(type_name, str) or not type_name:
             continue  # load_template reports it
         path = join_path("resources", name)
+        try:
+            type_name = resolve_type(environment, type_name, name)
+        except TemplateError as exc:
+            problems.extend(exc.problems)
+            continue
+        if is_provider(type_name):
+            continue  # a provider template is checked once the template loads
         try:
             cls = registry.get(type_name)
         except NotFound:
@@ -139,7 +196,11 @@ def _type_problems(document: Any, registry: Registry) -> list[Problem]:
             where = join_path(path, "properties")
             problems.extend(static_problems(cls, properties, path=where))
             problems.extend(
-                cls.template_problems(properties, path=where, lookup=type_lookup(registry))
+                cls.template_problems(
+                    properties,
+                    path=where,
+                    lookup=environment_lookup(registry, environment, files or {}),
+                )
             )
     return problems
 

@@ -41,6 +41,9 @@ class ChildRequest:
     template: Mapping[str, Any] | str
     parameters: Mapping[str, Any]
     timeout_mins: int | None = None
+    # The provider template file the child runs, if any: the child's environment does not
+    # map types to it again (a template that provides a type it uses would nest forever).
+    provider: str | None = None
 
 
 @runtime_checkable

@@ -21,6 +21,7 @@ from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
+from conv_tasks.waitconditions.store import WaitHandleStore
 
 # type name -> its class, or None for a type that does not exist.
 TypeLookup = Callable[[str], "type[ResourceType] | None"]
@@ -88,6 +89,8 @@ class ActionContext:
     # (attribute, literal path items), on the first step of a create or update: a group reads
     # only the member attributes these need.
     attribute_references: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    # Where wait condition handles keep their signals (None where nothing provides one).
+    wait_handles: WaitHandleStore | None = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,13 @@ class ResourceType:
         """Problems of the unresolved properties `values` beyond the type's own schema (path:
         resources.NAME.properties); lookup finds another type by name. None by default."""
         return []
+
+    # Attributes whose values are credentials: whatever reads one is masked like a value
+    # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
+    secret_attributes: ClassVar[frozenset[str]] = frozenset()
+    # True if every attribute name resolves, to None when the plugin has no value for it
+    # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
+    any_attribute: ClassVar[bool] = False
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()
@@ -192,6 +202,13 @@ class ResourceType:
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         """Every attribute's current value; by default what the plugin kept under its name."""
         return {name: ctx.data.get(name) for name in self.attributes_schema}
+
+    def picked_attributes(
+        self, values: Mapping[str, Any], wanted: frozenset[str]
+    ) -> dict[str, Any]:
+        """The wanted attributes out of `values`, those without one left out (or None, for
+        a type with any_attribute)."""
+        return {k: values.get(k) for k in wanted if k in values or self.any_attribute}
 
     def reference(self, ctx: ActionContext) -> str | None:
         return ctx.physical_id

@@ -48,7 +48,9 @@ def _property(parameter: ParameterSchema) -> PropertySchema:
         PROPERTY_TYPES[parameter.type],
         parameter.description or parameter.label,
         required=not parameter.has_default,
-        default=parameter.default if parameter.has_default else None,
+        # No default here: a property not given is not passed, so the child's own default,
+        # or the environment's parameter_defaults, apply there (as Heat passes only the
+        # values the user set).
         update_allowed=True,
     )
 
@@ -64,7 +66,10 @@ class ProviderTemplateResource(NestedStackResource):
         # Properties not given stay out, so the child's own defaults apply.
         parameters = {k: v for k, v in ctx.properties.items() if v is not None}
         return ChildRequest(
-            template=self.template_text, parameters=parameters, timeout_mins=child_timeout(ctx)
+            template=self.template_text,
+            parameters=parameters,
+            timeout_mins=child_timeout(ctx),
+            provider=self.template_path or None,
         )
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
@@ -79,12 +84,17 @@ class ProviderTemplateResource(NestedStackResource):
 
 
 def provider_template_type(
-    type_name: str, template_text: str, *, path: str = ""
+    type_name: str,
+    template_text: str,
+    *,
+    path: str = "",
+    files: Mapping[str, str] | None = None,
 ) -> type[ResourceType]:
     """A ResourceType implemented by the template in `template_text` (`path` names it in
-    errors). TemplateError naming the type if the template does not load."""
+    errors; `files` are the files its get_file calls read). TemplateError naming the type
+    if the template does not load."""
     try:
-        template = load_template(template_text, filename=path or type_name)
+        template = load_template(template_text, filename=path or type_name, files=files)
     except TemplateError as exc:
         raise TemplateError(
             [

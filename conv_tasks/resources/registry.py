@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import builtins
 import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol
 
 from conv_tasks.errors import InvalidInput, NotFound, NotSupported, Problem
 from conv_tasks.resources.builtin import BUILTIN_TYPES
 from conv_tasks.resources.deprecation import deprecation_warnings
-from conv_tasks.resources.plugin import ResourceType
+from conv_tasks.resources.plugin import ResourceType, TypeLookup
 from conv_tasks.resources.properties import static_problems, static_section_problems
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema, visible_schemas
 
@@ -72,6 +72,19 @@ class Registry:
             return self._types[type_name]
         except KeyError:
             raise NotFound(f"Unknown resource type '{type_name}'") from None
+
+    def with_types(self, extra: Mapping[str, type[ResourceType]]) -> Registry:
+        """A registry of these types plus `extra` (name -> type), which win over these: a
+        stack's provider templates, known to that stack only. This registry is unchanged."""
+        overlay = Registry()
+        overlay._types = {**self._types, **extra}
+        return overlay
+
+    def substitutes(self, old_type: str, new_type: str) -> bool:
+        """True if new_type is old_type's substitute (seed 004): a resource whose type
+        changes so converges in place. False if either type is unknown."""
+        old, new = self._types.get(old_type), self._types.get(new_type)
+        return old is not None and new is not None and old.can_be_replaced_by(new)
 
     def list(self, *, include_hidden: bool = False) -> builtins.list[type[ResourceType]]:
         """Every type sorted by name; HIDDEN ones only when asked for."""
@@ -145,8 +158,12 @@ def default_registry() -> Registry:
     return build_registry(entry_points(group=ENTRY_POINT_GROUP))
 
 
-def template_problems(template: Template, registry: Registry) -> tuple[list[Problem], list[str]]:
-    """(problems, warnings) for every resource of a loaded template."""
+def template_problems(
+    template: Template, registry: Registry, lookup: TypeLookup | None = None
+) -> tuple[list[Problem], list[str]]:
+    """(problems, warnings) for every resource of a loaded template. lookup finds the types
+    named inside properties (a group's member type); registry's own types by default."""
+    lookup = lookup or type_lookup(registry)
     problems: list[Problem] = []
     warnings: list[str] = []
     for name, snippet in template.resources.items():
@@ -163,16 +180,14 @@ def template_problems(template: Template, registry: Registry) -> tuple[list[Prob
         values = snippet.properties or {}
         problems.extend(static_problems(cls, values, path=f"resources.{name}.properties"))
         problems.extend(
-            cls.template_problems(
-                values, path=f"resources.{name}.properties", lookup=type_lookup(registry)
-            )
+            cls.template_problems(values, path=f"resources.{name}.properties", lookup=lookup)
         )
         problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
         warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
     return problems, warnings
 
 
-def type_lookup(registry: Registry) -> Callable[[str], type[ResourceType] | None]:
+def type_lookup(registry: Registry) -> TypeLookup:
     """registry.get as a lookup that answers None for a type it does not have."""
 
     def lookup(type_name: str) -> type[ResourceType] | None:

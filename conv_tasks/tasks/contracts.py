@@ -47,6 +47,11 @@ RESULT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "conv_tasks.stack.delete": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.stack.rollback": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.stack.cancel_update": (_STARTED, ["stack_id", "action", "status"]),
+    "conv_tasks.stack.check": (_STARTED, ["stack_id", "action", "status", "traversal"]),
+    "conv_tasks.resource.mark_unhealthy": (
+        {"stack_id": _STRING, "resource": _STRING, "status": _STRING, "changed": _BOOLEAN},
+        ["stack_id", "resource", "status", "changed"],
+    ),
     "conv_tasks.stack.show": ({"stack_id": _STRING, "stack": _OBJECT}, ["stack_id", "stack"]),
     "conv_tasks.stack.list": ({"stacks": _OBJECTS}, ["stacks"]),
     "conv_tasks.stack.resources": ({"resources": _OBJECTS}, ["resources"]),
@@ -67,6 +72,19 @@ RESULT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     ),
     "conv_tasks.deployment.list": ({"deployments": _OBJECTS}, ["deployments"]),
     "conv_tasks.deployment.show": ({"deployment": _OBJECT}, ["deployment"]),
+    "conv_tasks.wait_condition.signal": (
+        {
+            "stack_id": _STRING,
+            "resource": _STRING,
+            "handle": _STRING,
+            "id": _STRING,
+            "status": {"enum": ["SUCCESS", "FAILURE"]},
+            "replaced": _BOOLEAN,
+            "signals": {"type": "integer", "minimum": 1},
+            "message": _STRING,
+        },
+        ["stack_id", "resource", "handle", "id", "status"],
+    ),
 }
 
 REFUSAL: dict[str, Any] = {
@@ -76,6 +94,7 @@ REFUSAL: dict[str, Any] = {
         "error": {
             "type": "string",
             "description": "A code: invalid_payload, invalid_template, invalid_parameters, "
+            "invalid_environment, "
             "dependency_cycle, not_found, not_supported, conflict, lost_race, not_authorized.",
         },
         "message": _STRING,
@@ -91,7 +110,11 @@ REFUSAL: dict[str, Any] = {
     "required": ["ok", "error", "message"],
 }
 
-TASK_MODULES = ("conv_tasks.tasks.stack", "conv_tasks.tasks.deployment")
+TASK_MODULES = (
+    "conv_tasks.tasks.stack",
+    "conv_tasks.tasks.deployment",
+    "conv_tasks.tasks.wait_condition",
+)
 
 
 def result_schema(task: str) -> dict[str, Any]:

@@ -75,6 +75,10 @@ def field_schema(spec: Field) -> dict[str, Any]:
     if not spec.required:
         schema["default"] = spec.default
     notes: dict[str, Any] = {}
+    if spec.items:
+        item_types = [JSON_TYPES[kind] for kind in spec.items]
+        item_schema = {"type": item_types[0] if len(item_types) == 1 else item_types}
+        schema["items" if list in spec.kinds else "additionalProperties"] = item_schema
     if str in spec.kinds:
         lengths: list[int] = []
         patterns: list[str] = []
@@ -99,6 +103,8 @@ def field_schema(spec: Field) -> dict[str, Any]:
     if spec.max_bytes is not None:
         notes["maxBytes"] = spec.max_bytes.value
         notes["limit"] = spec.max_bytes.name
+    if spec.schema:
+        schema.update(spec.schema)
     if notes:
         schema["x-conv-tasks"] = notes
     return schema

@@ -12,7 +12,7 @@ from conv_tasks.engine.preview import preview_stack
 from conv_tasks.tasks.payloads import Field
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
-from conv_tasks.tasks.stack import TEMPLATE_BYTES
+from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES
 
 
 @public_task(
@@ -22,6 +22,8 @@ from conv_tasks.tasks.stack import TEMPLATE_BYTES
         STACK,
         Field("template", (dict, str), max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
         Field("existing_parameters", (bool,), default=False),
     ],
 )

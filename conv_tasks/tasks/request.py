@@ -47,6 +47,7 @@ SHOWN_FIELDS = frozenset(
         "deployment",
         "action",
         "rotate",
+        "handle",
     }
 )
 # A summary shows at most this many fields (and keys of a field), and this many characters.

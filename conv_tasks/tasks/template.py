@@ -12,7 +12,7 @@ from typing import Any
 from conv_tasks.engine.validate import validate_template
 from conv_tasks.tasks.payloads import Field
 from conv_tasks.tasks.public import TENANT, public_task
-from conv_tasks.tasks.stack import TEMPLATE_BYTES
+from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES
 
 
 @public_task(
@@ -21,7 +21,15 @@ from conv_tasks.tasks.stack import TEMPLATE_BYTES
         TENANT,
         Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
         Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
     ],
 )
-def validate(tenant: str, template: dict[str, Any] | str, parameters: dict[str, Any]) -> dict:
-    return validate_template(template, parameters)
+def validate(
+    tenant: str,
+    template: dict[str, Any] | str,
+    parameters: dict[str, Any],
+    environment: list[Any],
+    files: dict[str, Any],
+) -> dict:
+    return validate_template(template, parameters, environment=environment, files=files)

@@ -4,9 +4,12 @@ Pure: it parses strings and evaluates functions over data it is given. It must n
 I/O or import from conv_tasks.db, conv_tasks.tasks or conv_tasks.resources.
 """
 
+from conv_tasks.template.conditional import apply_conditions
+from conv_tasks.template.facade import apply_facade
 from conv_tasks.template.functions import FUNCTION_NAMES, contains_function
 from conv_tasks.template.loader import load_template
 from conv_tasks.template.model import (
+    ALL_ATTRIBUTES,
     Constraint,
     OutputSnippet,
     ParameterGroup,
@@ -20,6 +23,7 @@ from conv_tasks.template.parameters import HIDDEN_VALUE, public_parameters, vali
 from conv_tasks.template.resolve import definition_hash, resolve_outputs, resolve_resource
 
 __all__ = [
+    "ALL_ATTRIBUTES",
     "FUNCTION_NAMES",
     "HIDDEN_VALUE",
     "Constraint",
@@ -30,6 +34,8 @@ __all__ = [
     "ResourceData",
     "ResourceSnippet",
     "Template",
+    "apply_conditions",
+    "apply_facade",
     "contains_function",
     "definition_hash",
     "load_template",

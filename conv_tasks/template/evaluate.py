@@ -1,42 +1,49 @@
 """Evaluates intrinsic functions against parameter values and other resources' data.
 
 Runs only on templates that load_template accepted, so argument shapes are known to be
-right; what can still fail is data that is missing. It must never change its inputs.
+right; what can still fail is data that is missing or of the wrong kind. References are
+followed here; string_functions and collection_functions compute the other results, with
+the behaviour of the template's version. It must never change its inputs.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.errors import ConvTasksError, Problem
+from conv_tasks.template import collection_functions as collections
+from conv_tasks.template import string_functions as strings
+from conv_tasks.template.conditions import ConditionSet
 from conv_tasks.template.document import join_path
-from conv_tasks.template.functions import (
-    GetAttr,
-    GetParam,
-    GetResource,
-    ListJoin,
-    StrReplace,
-    function_call,
-    parse_call,
-)
+from conv_tasks.template.functions import GetAttr, GetParam, function_call, parse_call
 from conv_tasks.template.member_view import MEMBER_VIEW, read_member_view
 from conv_tasks.template.model import ResourceData
+from conv_tasks.template.unresolvable import Unresolvable
+from conv_tasks.template.versions import DATED_VERSIONS, variant
 
+__all__ = ["Evaluator", "Unresolvable", "follow"]
 
-class Unresolvable(Exception):
-    """A reference cannot be followed. The message is a sentence fragment."""
+_LATEST = DATED_VERSIONS[-1]
 
 
 class Evaluator:
     """Evaluates values, collecting a problem for each call that cannot be resolved."""
 
-    def __init__(self, parameters: Mapping[str, Any], inputs: Mapping[str, ResourceData]) -> None:
+    def __init__(
+        self,
+        parameters: Mapping[str, Any],
+        inputs: Mapping[str, ResourceData],
+        *,
+        version: str = _LATEST,
+        conditions: Mapping[str, Any] | None = None,
+    ) -> None:
         self.parameters = parameters
         self.inputs = inputs
+        self.version = version
         self.problems: list[Problem] = []
+        self._conditions = ConditionSet(conditions or {}, parameters)
 
     def evaluate(self, value: Any, path: str) -> Any:
         """value with every function call replaced by its result (None where one failed)."""
@@ -60,28 +67,73 @@ class Evaluator:
         return value
 
     def _call(self, name: str, args: Any, path: str) -> Any:
+        if name in ("get_param", "get_resource", "get_attr"):
+            return self._reference(name, args, path)
+        if name == "if":
+            # Normally applied when the definition is built; here for templates used as is.
+            chosen = self._conditions.enabled(args[0])
+            if chosen:
+                return self.evaluate(args[1], join_path(path, 1))
+            return self.evaluate(args[2], join_path(path, 2)) if len(args) > 2 else None
+        if name in ("get_file", "resource_facade"):
+            raise Unresolvable(f"{name} should have been resolved when the template was loaded")
+        used = variant(name, self.version) or "plain"
+        if name == "repeat":
+            return collections.repeat(
+                self.evaluate(args["template"], join_path(path, "template")),
+                self.evaluate(args["for_each"], join_path(path, "for_each")),
+                used,
+                bool(args.get("permutations", True)),
+            )
+        value = self.evaluate(args, path)
+        if name in ("str_replace", "str_replace_strict", "str_replace_vstrict"):
+            return strings.str_replace(
+                value["template"],
+                value["params"],
+                variant("str_replace", self.version) or "json",
+                strict=name != "str_replace",
+                allow_empty=name != "str_replace_vstrict",
+            )
+        if name == "list_join":
+            return strings.list_join(value[0], value[1:], used)
+        if name == "str_split":
+            return strings.str_split(*value)
+        if name == "digest":
+            return strings.digest(*value)
+        if name == "make_url":
+            return strings.make_url(value)
+        if name == "map_merge":
+            return collections.map_merge(value)
+        if name == "map_replace":
+            return collections.map_replace(*value)
+        if name == "filter":
+            return collections.filter_list(*value)
+        if name in ("list_concat", "list_concat_unique"):
+            return collections.list_concat(value, unique=name == "list_concat_unique")
+        if name == "contains":
+            return collections.contains(*value)
+        raise Unresolvable(f"the function '{name}' cannot be evaluated here")
+
+    def _reference(self, name: str, args: Any, path: str) -> Any:
         call = parse_call(name, args)
         if isinstance(call, GetParam):
             if call.name not in self.parameters:
                 raise Unresolvable(f"parameter '{call.name}' has no value")
             keys = self._path(call.path, path)
-            return follow(self.parameters[call.name], keys, f"parameter '{call.name}'")
-        if isinstance(call, GetResource):
-            return self._input(call.name).ref
+            return follow(self.parameters[call.name], keys, "")
         if isinstance(call, GetAttr):
             attributes = self._input(call.resource).attributes
             if MEMBER_VIEW in attributes:
                 return self._member_view(attributes[MEMBER_VIEW], call, path)
+            if call.attribute is None:
+                return dict(attributes)
             if call.attribute not in attributes:
                 raise Unresolvable(
                     f"resource '{call.resource}' has no attribute '{call.attribute}'"
                 )
             keys = self._path(call.path, path)
-            where = f"attribute '{call.attribute}' of resource '{call.resource}'"
-            return follow(attributes[call.attribute], keys, where)
-        if isinstance(call, StrReplace):
-            return self._str_replace(call, path)
-        return self._list_join(call, path)
+            return follow(attributes[call.attribute], keys, None)
+        return self._input(call.name).ref
 
     def _member_view(self, view: Any, call: GetAttr, path: str) -> Any:
         keys = self._path(call.path, path)
@@ -103,53 +155,11 @@ class Evaluator:
                 raise Unresolvable("path items must be strings or integers")
         return keys
 
-    def _str_replace(self, call: StrReplace, path: str) -> str:
-        template = self.evaluate(call.template, join_path(path, "template"))
-        params = self.evaluate(call.params, join_path(path, "params"))
-        if not isinstance(template, str):
-            raise Unresolvable("'template' must be a string")
-        if not isinstance(params, Mapping) or not all(isinstance(k, str) and k for k in params):
-            raise Unresolvable("'params' must be a mapping with non-empty string keys")
-        if not params:
-            return template
-        replacements = {key: as_text(value) for key, value in params.items()}
-        # One pass, longest key first, so a key inside another key's replacement or
-        # inside a longer key is never replaced twice.
-        keys = sorted(replacements, key=len, reverse=True)
-        pattern = re.compile("|".join(re.escape(key) for key in keys))
-        return pattern.sub(lambda match: replacements[match.group(0)], template)
 
-    def _list_join(self, call: ListJoin, path: str) -> str:
-        delimiter = self.evaluate(call.delimiter, join_path(path, 0))
-        if not isinstance(delimiter, str):
-            raise Unresolvable("the delimiter must be a string")
-        items: list[str] = []
-        for i, raw in enumerate(call.lists, start=1):
-            value = self.evaluate(raw, join_path(path, i))
-            if not isinstance(value, list | tuple):
-                raise Unresolvable(f"argument {i} must be a list")
-            items.extend(as_text(item) for item in value)
-        return delimiter.join(items)
-
-
-def as_text(value: Any) -> str:
-    """How a value appears inside a string built by str_replace or list_join."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    try:
-        return json.dumps(value, default=str)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise Unresolvable(f"a value cannot be turned into text: {exc}") from None
-
-
-def follow(value: Any, keys: list[Any], where: str) -> Any:
-    """value indexed by each key in turn: integers index lists, strings index mappings."""
+def follow(value: Any, keys: list[Any], missing: Any) -> Any:
+    """value indexed by each key in turn: integers (or their digits) index lists and
+    strings, strings index mappings. A path that leads nowhere gives `missing`, as in Heat
+    ("" for get_param, None for get_attr): templates test optional keys that way."""
     for key in keys:
         if value is None:
             # Data not available yet reads as None rather than failing.
@@ -158,16 +168,15 @@ def follow(value: Any, keys: list[Any], where: str) -> Any:
             if key not in value and str(key) in value:
                 key = str(key)
             if key not in value:
-                raise Unresolvable(f"{where} has no key {key!r}")
+                return missing
             value = value[key]
-        elif isinstance(value, list | tuple):
+        elif isinstance(value, list | tuple | str):
             index = _index(key)
             if index is None or not -len(value) <= index < len(value):
-                raise Unresolvable(f"{where} has no item {key!r}")
+                return missing
             value = value[index]
         else:
-            raise Unresolvable(f"{where} cannot be indexed by {key!r}")
-        where = f"{where}[{key!r}]"
+            return missing
     return value
 
 

@@ -10,9 +10,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-FUNCTION_NAMES: frozenset[str] = frozenset(
-    {"get_param", "get_resource", "get_attr", "str_replace", "list_join"}
-)
+from conv_tasks.template.versions import ALL_CONDITION_FUNCTIONS, CFN_REMOVED_AT, HOT_FUNCTIONS
+
+# Every name read as a function: HOT's, the condition functions, and the CloudFormation
+# ones (recognised so that they are refused by name rather than taken for data).
+FUNCTION_NAMES: frozenset[str] = HOT_FUNCTIONS | ALL_CONDITION_FUNCTIONS | frozenset(CFN_REMOVED_AT)
 
 
 class ArgumentError(Exception):
@@ -33,30 +35,20 @@ class GetResource:
 @dataclass(frozen=True)
 class GetAttr:
     resource: str
-    attribute: str
+    attribute: str | None  # None: every attribute (get_attr: [resource], 2015-10-15 on)
     path: tuple[Any, ...]
 
 
-@dataclass(frozen=True)
-class StrReplace:
-    template: Any
-    params: Any
-
-
-@dataclass(frozen=True)
-class ListJoin:
-    delimiter: Any
-    lists: tuple[Any, ...]
-
-
-Call = GetParam | GetResource | GetAttr | StrReplace | ListJoin
+Call = GetParam | GetResource | GetAttr
 
 
 def function_call(value: Any) -> tuple[str, Any] | None:
     """(name, arguments) if value is a function call, otherwise None."""
     if isinstance(value, Mapping) and len(value) == 1:
         ((key, args),) = value.items()
-        if key in FUNCTION_NAMES:
+        # Any Fn:: key is read as a call, so that CloudFormation functions HOT never had
+        # (Fn::GetAtt, Fn::If, ...) are refused by name too, never taken for data.
+        if key in FUNCTION_NAMES or (isinstance(key, str) and key.startswith("Fn::")):
             return key, args
     return None
 
@@ -82,20 +74,18 @@ def iter_calls(value: Any) -> Iterator[tuple[str, Any]]:
 
 
 def parse_call(name: str, args: Any) -> Call:
-    """The typed arguments of a call. Raises ArgumentError if their shape is wrong."""
+    """The typed arguments of a reference function (get_param, get_resource, get_attr).
+    Raises ArgumentError if their shape is wrong; the shapes of the other functions are
+    checked by function_shapes."""
     if name == "get_param":
         return _get_param(args)
     if name == "get_resource":
-        if not _is_name(args):
+        if not is_name(args):
             raise ArgumentError("the argument must be the name of a resource")
         return GetResource(args)
     if name == "get_attr":
         return _get_attr(args)
-    if name == "str_replace":
-        return _str_replace(args)
-    if name == "list_join":
-        return _list_join(args)
-    raise ArgumentError(f"unknown function '{name}'")
+    raise ArgumentError(f"'{name}' is not a reference function")
 
 
 def references(value: Any) -> Iterator[GetResource | GetAttr]:
@@ -110,11 +100,11 @@ def references(value: Any) -> Iterator[GetResource | GetAttr]:
                 yield call
 
 
-def _is_name(value: Any) -> bool:
+def is_name(value: Any) -> bool:
     return isinstance(value, str) and value != ""
 
 
-def _is_path_item(value: Any) -> bool:
+def is_path_item(value: Any) -> bool:
     # Path items are keys or indexes, or a function that yields one.
     return (
         isinstance(value, str)
@@ -124,51 +114,29 @@ def _is_path_item(value: Any) -> bool:
 
 
 def _get_param(args: Any) -> GetParam:
-    if _is_name(args):
+    if is_name(args):
         return GetParam(args, ())
-    if isinstance(args, list) and args and _is_name(args[0]):
+    if isinstance(args, list) and args and is_name(args[0]):
         path = tuple(args[1:])
-        if not all(_is_path_item(item) for item in path):
+        if not all(is_path_item(item) for item in path):
             raise ArgumentError("path items must be strings or integers")
         return GetParam(args[0], path)
     raise ArgumentError("the argument must be a parameter name or a list [name, path...]")
 
 
 def _get_attr(args: Any) -> GetAttr:
+    if isinstance(args, list) and len(args) == 1:
+        # Whether the version allows this is function_checks' business.
+        if not is_name(args[0]):
+            raise ArgumentError("the resource must be given as a name")
+        return GetAttr(args[0], None, ())
     if not (isinstance(args, list) and len(args) >= 2):
         raise ArgumentError("the argument must be a list [resource, attribute, path...]")
     resource, attribute, *path = args
-    if not _is_name(resource):
+    if not is_name(resource):
         raise ArgumentError("the resource must be given as a name")
-    if not _is_name(attribute):
+    if not is_name(attribute):
         raise ArgumentError("the attribute must be given as a name")
-    if not all(_is_path_item(item) for item in path):
+    if not all(is_path_item(item) for item in path):
         raise ArgumentError("path items must be strings or integers")
     return GetAttr(resource, attribute, tuple(path))
-
-
-def _str_replace(args: Any) -> StrReplace:
-    if not isinstance(args, Mapping) or set(args) != {"template", "params"}:
-        raise ArgumentError("the argument must be a mapping with keys 'template' and 'params'")
-    template = args["template"]
-    if not (isinstance(template, str) or function_call(template) is not None):
-        raise ArgumentError("'template' must be a string")
-    params = args["params"]
-    if function_call(params) is None:
-        if not isinstance(params, Mapping):
-            raise ArgumentError("'params' must be a mapping")
-        if any(not _is_name(key) for key in params):
-            raise ArgumentError("the keys of 'params' must be non-empty strings")
-    return StrReplace(template, params)
-
-
-def _list_join(args: Any) -> ListJoin:
-    if not (isinstance(args, list) and len(args) >= 2):
-        raise ArgumentError("the argument must be a list [delimiter, [items...], ...]")
-    delimiter, *lists = args
-    if not (isinstance(delimiter, str) or function_call(delimiter) is not None):
-        raise ArgumentError("the delimiter must be a string")
-    for item in lists:
-        if not (isinstance(item, list) or function_call(item) is not None):
-            raise ArgumentError("every argument after the delimiter must be a list")
-    return ListJoin(delimiter, tuple(lists))

@@ -14,8 +14,10 @@ from typing import Any
 from conv_tasks.errors import Problem, TemplateError
 from conv_tasks.input_text import name_problem
 from conv_tasks.limits import MAX_RESOURCES
+from conv_tasks.template.conditions import check_conditions_section
 from conv_tasks.template.document import join_path, plain_document
-from conv_tasks.template.function_checks import Scope, check_functions
+from conv_tasks.template.files import include_files
+from conv_tasks.template.function_checks import Scope, check_condition, check_functions
 from conv_tasks.template.model import (
     DELETION_POLICIES,
     OutputSnippet,
@@ -26,7 +28,12 @@ from conv_tasks.template.model import (
 )
 from conv_tasks.template.parameters import parse_parameter
 from conv_tasks.template.patterns import PatternWork
-from conv_tasks.template.versions import DATED_VERSIONS, known_versions, normalise_version
+from conv_tasks.template.versions import (
+    CONDITIONS_SINCE,
+    DATED_VERSIONS,
+    known_versions,
+    normalise_version,
+)
 from conv_tasks.template.yaml_source import parse_yaml
 
 TOP_LEVEL_KEYS = (
@@ -36,6 +43,7 @@ TOP_LEVEL_KEYS = (
     "parameter_groups",
     "resources",
     "outputs",
+    "conditions",
 )
 RESOURCE_KEYS = (
     "type",
@@ -44,16 +52,25 @@ RESOURCE_KEYS = (
     "metadata",
     "deletion_policy",
     "update_policy",
+    "description",
+    "condition",
 )
-OUTPUT_KEYS = ("value", "description")
+OUTPUT_KEYS = ("value", "description", "condition")
 GROUP_KEYS = ("label", "description", "parameters")
 
 
 def load_template(
-    source: str | bytes | Mapping[str, Any], *, filename: str = "template"
+    source: str | bytes | Mapping[str, Any],
+    *,
+    filename: str = "template",
+    files: Mapping[str, str] | None = None,
 ) -> Template:
-    """The template in source. Raises TemplateError listing every problem found."""
-    document = _document(source, filename)
+    """The template in source. Raises TemplateError listing every problem found.
+
+    files maps the names get_file uses to their text; their text replaces the calls in
+    the Template's resources and outputs (its raw document keeps the calls)."""
+    raw = _document(source, filename)
+    document = include_files(raw, files)
     problems: list[Problem] = [
         Problem(key, "unknown top-level key; expected one of " + ", ".join(TOP_LEVEL_KEYS))
         for key in document
@@ -74,7 +91,16 @@ def load_template(
             parameters[name] = schema
     groups = _groups(document.get("parameter_groups"), frozenset(parameter_specs), problems)
 
-    scope = Scope(version, frozenset(parameter_specs), frozenset(resource_specs))
+    condition_specs = document.get("conditions")
+    scope = Scope(
+        version,
+        frozenset(parameter_specs),
+        frozenset(resource_specs),
+        conditions=frozenset(condition_specs)
+        if isinstance(condition_specs, Mapping)
+        else frozenset(),
+    )
+    problems.extend(check_conditions_section(condition_specs, scope))
     resources: dict[str, ResourceSnippet] = {}
     for name, spec in resource_specs.items():
         snippet = _resource(name, spec, scope, problems)
@@ -95,7 +121,8 @@ def load_template(
         parameter_groups=groups,
         resources=MappingProxyType(resources),
         outputs=MappingProxyType(outputs),
-        raw=document,
+        raw=raw,
+        conditions=MappingProxyType(dict(condition_specs or {})),
     )
 
 
@@ -252,12 +279,17 @@ def _resource(
         sections[key] = value
     depends_on = _depends_on(name, spec.get("depends_on"), scope, join_path(path, "depends_on"))
     found.extend(p for p in depends_on if isinstance(p, Problem))
-    policy = spec.get("deletion_policy", "Delete")
+    policy = _deletion_policy(spec.get("deletion_policy", "Delete"), scope.version)
     if policy not in DELETION_POLICIES:
         found.append(
             Problem(join_path(path, "deletion_policy"), "must be " + " or ".join(DELETION_POLICIES))
         )
-    owner_scope = Scope(scope.version, scope.parameters, scope.resources, owner=name)
+    _text(spec, "description", path, found)  # accepted, as Heat does, and not kept
+    condition = spec.get("condition")
+    found.extend(_condition(condition, join_path(path, "condition"), scope))
+    owner_scope = Scope(
+        scope.version, scope.parameters, scope.resources, owner=name, conditions=scope.conditions
+    )
     for key, value in sections.items():
         found.extend(check_functions(value, join_path(path, key), owner_scope))
     problems.extend(found)
@@ -271,7 +303,15 @@ def _resource(
         metadata=copy.deepcopy(dict(sections["metadata"])),
         deletion_policy=str(policy),
         update_policy=copy.deepcopy(dict(sections["update_policy"])),
+        condition=copy.deepcopy(condition),
     )
+
+
+def _deletion_policy(value: Any, version: str) -> Any:
+    """The policy in its capitalised form: 2016-10-14 added lower-case aliases."""
+    if version >= "2016-10-14" and value in ("delete", "retain"):
+        return value.capitalize()
+    return value
 
 
 def _depends_on(name: str, value: Any, scope: Scope, path: str) -> list[str | Problem]:
@@ -308,8 +348,27 @@ def _output(name: str, spec: Any, scope: Scope, problems: list[Problem]) -> Outp
     if "value" not in spec:
         found.append(Problem(join_path(path, "value"), "is required"))
     description = _text(spec, "description", path, found)
+    condition = spec.get("condition")
+    found.extend(_condition(condition, join_path(path, "condition"), scope))
     found.extend(check_functions(spec.get("value"), join_path(path, "value"), scope))
     problems.extend(found)
     if found:
         return None
-    return OutputSnippet(name, copy.deepcopy(spec["value"]), description)
+    return OutputSnippet(
+        name, copy.deepcopy(spec["value"]), description, condition=copy.deepcopy(condition)
+    )
+
+
+def _condition(value: Any, path: str, scope: Scope) -> list[Problem]:
+    """Problems with the condition key of a resource or an output."""
+    if value is None:
+        return []
+    if scope.version < CONDITIONS_SINCE:
+        return [
+            Problem(
+                path,
+                f"the condition key needs heat_template_version {CONDITIONS_SINCE} or later "
+                f"(this template is {scope.version})",
+            )
+        ]
+    return check_condition(value, path, scope)

@@ -32,12 +32,18 @@ def member_view_data(
     }
 
 
-def read_member_view(data: Mapping[str, Any], attribute: str, path: Sequence[Any]) -> Any:
-    """get_attr [group, attribute, *path] from the data member_view_data made. Raises
+def read_member_view(data: Mapping[str, Any], attribute: str | None, path: Sequence[Any]) -> Any:
+    """get_attr [group, attribute, *path] from the data member_view_data made (attribute
+    None: get_attr [group], the group's attributes that need no member named). Raises
     ConvTasksError (InvalidInput, NotFound) for a reference that has no value."""
     # Imported here: the group's attribute rules live with the group (resources/), which
     # itself imports the template package.
-    from conv_tasks.resources.group.attributes import GroupView, MemberData, group_attribute
+    from conv_tasks.resources.group.attributes import (
+        GroupView,
+        MemberData,
+        all_group_attributes,
+        group_attribute,
+    )
 
     members = {
         name: MemberData(name, member.get("ref"), dict(member.get("attributes") or {}))
@@ -49,4 +55,6 @@ def read_member_view(data: Mapping[str, Any], attribute: str, path: Sequence[Any
         members=members,
         skiplist=tuple(data.get("skiplist") or ()),
     )
+    if attribute is None:
+        return all_group_attributes(view)
     return group_attribute(view, attribute, path)

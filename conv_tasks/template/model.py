@@ -14,6 +14,8 @@ from conv_tasks.template.functions import GetAttr, GetResource, iter_calls, refe
 
 PARAMETER_TYPES: tuple[str, ...] = ("string", "number", "boolean", "json", "comma_delimited_list")
 DELETION_POLICIES: tuple[str, ...] = ("Delete", "Retain")
+# In attributes_needed: get_attr [resource] reads every attribute of the resource's type.
+ALL_ATTRIBUTES = "*"
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,8 @@ class ResourceSnippet:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     deletion_policy: str = "Delete"
     update_policy: Mapping[str, Any] = field(default_factory=dict)
+    # None, a condition name, a boolean or a condition function (2016-10-14 on).
+    condition: Any = None
 
     def references(self) -> list[GetResource | GetAttr]:
         """The get_resource and get_attr calls in properties and metadata."""
@@ -69,6 +73,7 @@ class OutputSnippet:
     name: str
     value: Any
     description: str = ""
+    condition: Any = None
 
 
 @dataclass(frozen=True)
@@ -79,7 +84,8 @@ class Template:
     parameter_groups: tuple[ParameterGroup, ...]
     resources: Mapping[str, ResourceSnippet]
     outputs: Mapping[str, OutputSnippet]
-    raw: Mapping[str, Any]
+    raw: Mapping[str, Any]  # the document as given: functions, conditions, get_file unresolved
+    conditions: Mapping[str, Any] = field(default_factory=dict)
 
     def dependencies(self) -> dict[str, frozenset[str]]:
         """Every resource name -> the resources it requires (depends_on and references)."""
@@ -99,18 +105,20 @@ class Template:
             found.extend(references(output.value))
         for ref in found:
             if isinstance(ref, GetAttr) and ref.resource in needed:
-                needed[ref.resource].add(ref.attribute)
+                needed[ref.resource].add(ALL_ATTRIBUTES if ref.attribute is None else ref.attribute)
         return {name: frozenset(attributes) for name, attributes in needed.items()}
 
     def attribute_references(self) -> dict[str, tuple[tuple[str, tuple[Any, ...]], ...]]:
         """Resource name -> every get_attr of it in resources and outputs, as (attribute,
-        path); path items that are functions are left out with everything after them."""
+        path); path items that are functions are left out with everything after them.
+        get_attr [resource] (no attribute) names nothing a group must read from its members,
+        so it is not among them."""
         found: dict[str, list[tuple[str, tuple[Any, ...]]]] = {}
         calls = [ref for snippet in self.resources.values() for ref in snippet.references()]
         for output in self.outputs.values():
             calls.extend(references(output.value))
         for ref in calls:
-            if not isinstance(ref, GetAttr):
+            if not isinstance(ref, GetAttr) or ref.attribute is None:
                 continue
             path: list[Any] = []
             for item in ref.path:
@@ -123,12 +131,17 @@ class Template:
     def hidden_parameters(self) -> frozenset[str]:
         return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
 
-    def derived_from_hidden(self) -> tuple[frozenset[str], frozenset[str]]:
+    def derived_from_hidden(
+        self, secret_attributes: Mapping[str, frozenset[str]] | None = None
+    ) -> tuple[frozenset[str], frozenset[str]]:
         """The resources and the outputs whose values may derive from a hidden parameter:
         those that read one (get_param, anywhere in their arguments) or read an attribute
         of such a resource (get_attr), followed through the whole template. A value that
-        a function made from a secret need not contain it, so these are masked whole."""
+        a function made from a secret need not contain it, so these are masked whole.
+        `secret_attributes` names, per resource, the attributes that are secrets themselves
+        (a wait condition handle's token): reading one counts as reading a hidden value."""
         hidden = self.hidden_parameters()
+        secrets = secret_attributes or {}
         resources: set[str] = set()
 
         def derived(value: Any) -> bool:
@@ -140,9 +153,13 @@ class Template:
                     name == "get_attr" and target in resources
                 ):
                     return True
+                if name == "get_attr" and reads_secret_attribute(
+                    args, secrets.get(target, frozenset())
+                ):
+                    return True
             return False
 
-        if not hidden:
+        if not hidden and not any(secrets.values()):
             return frozenset(), frozenset()
         changed = True
         while changed:  # each pass adds at least one resource, or stops
@@ -176,3 +193,13 @@ class ResolvedResource:
     deletion_policy: str
     definition_hash: str
     update_policy: dict[str, Any] = field(default_factory=dict)
+
+
+def reads_secret_attribute(args: Any, secret: frozenset[str]) -> bool:
+    """Whether get_attr `args` reads one of the `secret` attributes (or, naming no attribute,
+    all of them)."""
+    if not secret or not isinstance(args, list):
+        return False
+    if len(args) < 2:
+        return True
+    return not isinstance(args[1], str) or args[1] in secret

@@ -46,7 +46,7 @@ def resolve_resource(
     if snippet is None:
         raise TemplateError([Problem("resources", f"resource '{name}' is not in the template")])
     path = join_path("resources", name)
-    evaluator = Evaluator(parameters, inputs)
+    evaluator = _evaluator(template, parameters, inputs)
     properties = evaluator.evaluate(snippet.properties, join_path(path, "properties"))
     metadata = evaluator.evaluate(snippet.metadata, join_path(path, "metadata"))
     update_policy = evaluator.evaluate(snippet.update_policy, join_path(path, "update_policy"))
@@ -82,7 +82,7 @@ def resolve_outputs(
     """name -> {"value", "description"}, plus "error" (and value None) if it cannot be resolved."""
     result: dict[str, dict[str, Any]] = {}
     for name, output in template.outputs.items():
-        evaluator = Evaluator(parameters, inputs)
+        evaluator = _evaluator(template, parameters, inputs)
         value = evaluator.evaluate(output.value, join_path(join_path("outputs", name), "value"))
         if evaluator.problems:
             result[name] = {
@@ -93,3 +93,9 @@ def resolve_outputs(
         else:
             result[name] = {"value": copy.deepcopy(value), "description": output.description}
     return result
+
+
+def _evaluator(
+    template: Template, parameters: Mapping[str, Any], inputs: Mapping[str, ResourceData]
+) -> Evaluator:
+    return Evaluator(parameters, inputs, version=template.version, conditions=template.conditions)

@@ -205,3 +205,25 @@ def test_resource_type_show_prints_its_properties_as_json() -> None:
     assert data["support_status"]["status"] == "SUPPORTED"
     assert {"value", "fail", "fail_on", "wait_secs", "update_replace"} <= set(data["properties"])
     assert {"output", "physical_id"} <= set(data["attributes"])
+
+
+# ------------------------------------------------------------------ tenant
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "expected"),
+    [
+        ({}, [], "default"),
+        ({"CONV_TASKS_TENANT": "acme"}, [], "acme"),
+        ({"CONV_TASKS_TENANT": ""}, [], "default"),
+        ({"CONV_TASKS_TENANT": "acme"}, ["--tenant", "other"], "other"),
+    ],
+)
+def test_tenant_comes_from_the_option_then_the_environment(
+    monkeypatch: pytest.MonkeyPatch, env: dict[str, str], args: list[str], expected: str
+) -> None:
+    monkeypatch.delenv("CONV_TASKS_TENANT", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    ctx = cli.make_context("conv-tasks", [*args, "resource-type", "list"])
+    assert ctx.params["tenant"] == expected

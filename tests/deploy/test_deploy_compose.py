@@ -174,3 +174,53 @@ def test_the_image_copies_no_virtualenv_git_or_caches() -> None:
     # What the Dockerfile installs from must reach the build.
     for needed in ("requirements.txt", "pyproject.toml", "README.md", "conv_tasks"):
         assert needed not in ignored, needed
+
+
+AMQP_URL = "amqp://conv_tasks:pw@rabbitmq:5672/conv_tasks"
+
+
+def test_rabbitmq_is_an_optional_broker_behind_a_profile(config: dict[str, Any]) -> None:
+    services = config["services"]
+    rabbitmq = services["rabbitmq"]
+    assert rabbitmq["profiles"] == ["rabbitmq"]
+    assert rabbitmq["healthcheck"]["test"][:2] == ["CMD", "rabbitmq-diagnostics"]
+    assert "check_port_connectivity" in rabbitmq["healthcheck"]["test"]
+    assert "ports" not in rabbitmq  # only the services on compose's network reach it
+    assert rabbitmq["environment"]["RABBITMQ_DEFAULT_VHOST"] == "conv_tasks"
+    # Without the profile nothing depends on it (that would stop `up`), and Redis is the broker.
+    for name, service in services.items():
+        assert "rabbitmq" not in service.get("depends_on", {}), name
+    for name in ("migrate", "worker", "beat", "flower"):
+        assert services[name]["environment"]["CONV_TASKS_BROKER_URL"] == "redis://redis:6379/0"
+
+
+def test_the_rabbitmq_profile_is_valid() -> None:
+    done = compose_config(COMPOSE, "-q", env={"COMPOSE_PROFILES": "rabbitmq"})
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_broker_url_given_to_compose_reaches_every_conv_tasks_service() -> None:
+    done = compose_config(
+        COMPOSE, env={"CONV_TASKS_BROKER_URL": AMQP_URL, "RABBITMQ_PASSWORD": "pw"}
+    )
+    assert done.returncode == 0, done.stderr
+    services = yaml.safe_load(done.stdout)["services"]
+    for name in ("migrate", "worker", "beat", "flower"):
+        assert services[name]["environment"]["CONV_TASKS_BROKER_URL"] == AMQP_URL, name
+        # The SyncPoints stay in Redis whatever the broker.
+        assert services[name]["environment"]["CONV_TASKS_REDIS_URL"] == "redis://redis:6379/1"
+    assert services["rabbitmq"]["environment"]["RABBITMQ_DEFAULT_PASS"] == "pw"
+
+
+def test_rabbitmq_refuses_to_start_without_a_password(
+    config: dict[str, Any], tmp_path: Path
+) -> None:
+    rabbitmq = config["services"]["rabbitmq"]
+    env = _stand_ins(tmp_path, **{"docker-entrypoint.sh": 'echo "entrypoint $*"'})
+    refused = _run_command(rabbitmq, env)
+    assert refused.returncode == 1
+    assert "set RABBITMQ_PASSWORD" in refused.stderr
+    assert refused.stdout == ""
+    started = _run_command(rabbitmq, {**env, "RABBITMQ_DEFAULT_PASS": "pw"})
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip() == "entrypoint rabbitmq-server"

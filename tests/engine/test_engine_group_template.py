@@ -203,3 +203,111 @@ def test_template_validate_refuses_group_references_that_never_have_a_value() ->
     errors = _errors(_template({"g": _group()}, outputs=outputs))
     assert list(errors) == ["outputs.bare.value.get_attr"]
     assert "needs the name of a member attribute" in errors["outputs.bare.value.get_attr"]
+
+
+# --- where the group meets the functions, conditions and environments work -------------
+
+
+def test_get_attr_of_the_whole_group_gives_what_needs_no_member_named() -> None:
+    # get_attr [group] (every attribute, 2015-10-15 on): refs, refs_map and
+    # removed_rsrc_list; not 'attributes' nor resource.N, which need a name after them.
+    outputs = {"all": {"value": {"get_attr": ["g"]}}}
+    body = _template({"g": _group()}, outputs=outputs)
+    assert _errors(body) == {}
+    template = load_template(body)
+    assert template.attribute_references() == {}  # no member attribute to carry
+    resolved = resolve_outputs(template, {}, {"g": _view()})
+    assert resolved["all"]["value"] == {
+        "refs": ["ref-0", "ref-2"],
+        "refs_map": {"0": "ref-0", "2": "ref-2"},
+        "removed_rsrc_list": ["1"],
+    }
+
+
+def test_update_policy_follows_conditions_and_if() -> None:
+    policy = {
+        "rolling_update": {
+            "max_batch_size": {"if": ["big", 5, 1]},
+            "pause_time": {"if": ["big", 10]},  # 2021-04-16: no false value, the key goes
+        }
+    }
+    body = {
+        "heat_template_version": "2021-04-16",
+        "parameters": {"size": {"type": "string", "default": "small"}},
+        "conditions": {"big": {"equals": [{"get_param": "size"}, "big"]}},
+        "resources": {"g": _group(update_policy=policy)},
+    }
+    small = StackDefinition.build(body, {})
+    assert small.template.resources["g"].update_policy == {"rolling_update": {"max_batch_size": 1}}
+    big = StackDefinition.build(body, {"size": "big"})
+    resolved = resolve_resource(big.template, "g", big.parameters, {})
+    assert resolved.update_policy == {"rolling_update": {"max_batch_size": 5, "pause_time": 10}}
+
+
+def test_a_group_left_out_by_its_condition_is_not_in_the_stack() -> None:
+    body = {
+        "heat_template_version": "2018-08-31",
+        "parameters": {"on": {"type": "boolean", "default": False}},
+        "conditions": {"wanted": {"get_param": "on"}},
+        "resources": {"g": _group(condition="wanted", update_policy={"batch_create": {}})},
+    }
+    assert StackDefinition.build(body, {}).template.resources == {}
+    assert set(StackDefinition.build(body, {"on": True}).template.resources) == {"g"}
+
+
+def test_member_types_map_through_the_environment_as_the_child_will() -> None:
+    from conv_tasks.template.environment import merge_environments
+
+    aliased = _group()
+    aliased["properties"]["resource_def"] = {
+        "type": "My::Member",
+        "properties": {"value": "%index%"},
+    }
+    wrong = _group()
+    wrong["properties"]["resource_def"] = {"type": "My::Member", "properties": {"colour": 1}}
+    provided = _group()
+    provided["properties"]["resource_def"] = {
+        "type": "box.yaml",
+        "properties": {"size": "%index%"},
+    }
+    bad_provided = _group()
+    bad_provided["properties"]["resource_def"] = {
+        "type": "My::Box",
+        "properties": {"size": "s", "weight": 3},
+    }
+    files = {
+        "box.yaml": (
+            "heat_template_version: 2018-08-31\nparameters: {size: {type: string}}\nresources: {}\n"
+        )
+    }
+    registry = {"My::Member": "OS::Heat::TestResource", "My::Box": "box.yaml"}
+    body = _template({"a": aliased, "b": wrong, "c": provided, "d": bad_provided})
+    environment = [{"resource_registry": registry}]
+    result = validate_template(body, environment=environment, files=files)
+    errors = {e["path"]: e["message"] for e in result["errors"]}
+    assert set(errors) == {
+        "resources.b.properties.resource_def.properties.colour",
+        "resources.d.properties.resource_def.properties.weight",
+    }
+    with pytest.raises(TemplateError) as caught:
+        StackDefinition.build(body, {}, environment=merge_environments(environment), files=files)
+    assert {p.path for p in caught.value.problems} == set(errors)
+    fine = _template({"a": aliased, "c": provided})
+    StackDefinition.build(fine, {}, environment=merge_environments(environment), files=files)
+    # Without the environment the member type is unknown, as before.
+    assert "resources.a.properties.resource_def.type" in _errors(_template({"a": aliased}))
+
+
+def test_prepare_counts_the_member_attributes_read_in_the_definition_hash() -> None:
+    # Done in StackDefinition.prepare, so that the node and `stack preview` decide alike:
+    # a group whose read member attributes did not change is unchanged in both.
+    def hash_with(outputs: dict[str, Any]) -> str:
+        definition = StackDefinition.build(_template({"g": _group()}, outputs=outputs), {})
+        return definition.prepare("g", {}).resolved.definition_hash
+
+    plain = hash_with({})
+    refs_only = hash_with({"r": {"value": {"get_attr": ["g", "refs"]}}})
+    output = hash_with({"o": {"value": {"get_attr": ["g", "output"]}}})
+    assert plain == refs_only  # refs need nothing from the members' attributes
+    assert output != plain
+    assert output == hash_with({"o": {"value": {"get_attr": ["g", "attributes", "output"]}}})

@@ -36,3 +36,21 @@ def test_a_template_given_as_text_is_loaded_and_a_broken_one_left_alone() -> Non
     template, parameters = with_inherited_secrets(text, {}, ["x-secret"])
     assert isinstance(template, dict) and parameters == {f"{PREFIX}0": "x-secret"}
     assert with_inherited_secrets("resources: [", {}, ["x-secret"]) == ("resources: [", {})
+
+
+def test_a_child_template_reading_files_gets_the_secrets_and_keeps_its_get_file() -> None:
+    # A provider template or OS::Heat::Stack child may use get_file: it loads with the
+    # files the parent hands down, and the template sent on still has the call.
+    child = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "a": {"type": "OS::Heat::TestResource", "properties": {"value": {"get_file": "v.txt"}}}
+        },
+    }
+    files = {"v.txt": "pw=s3cr3t"}
+    template, parameters = with_inherited_secrets(child, {}, ["s3cr3t"], files=files)
+    assert isinstance(template, dict)
+    assert parameters == {f"{PREFIX}0": "s3cr3t"}
+    assert template["resources"]["a"]["properties"]["value"] == {"get_file": "v.txt"}
+    definition = StackDefinition.build(template, parameters, files=files)
+    assert definition.redact("value pw=s3cr3t") == "value pw=******"

@@ -278,3 +278,66 @@ def test_a_retained_child_outlives_its_parent_and_is_then_the_users(client: Clie
     client.delete(child.id)  # its parent is gone: the user may now
     assert client.wait(child.id)["status"] == "DELETE_COMPLETE"
     assert sandbox_objects(child.id) == []
+
+
+BOX_V1 = """heat_template_version: 2018-08-31
+parameters:
+  value: {type: string}
+  label: {type: string, default: from-provider}
+resources:
+  a:
+    type: OS::Heat::TestResource
+    properties:
+      value: {list_join: ['-', [{get_param: value}, {get_param: label}]]}
+outputs:
+  out: {value: {get_attr: [a, output]}}
+"""
+BOX_V2 = BOX_V1.replace(
+    "outputs:", "  b:\n    type: OS::Heat::TestResource\n    properties: {value: second}\noutputs:"
+)
+BOX_ENV = {
+    "resource_registry": {"My::Box": "box.yaml", "My::Other": "OS::Heat::None"},
+    "parameter_defaults": {"label": "from-env"},
+}
+
+
+def _box_parent(value: str) -> dict[str, Any]:
+    return template(
+        {
+            "box": {"type": "My::Box", "properties": {"value": value}},
+            "user": test_resource({"get_attr": ["box", "out"]}),
+        },
+        outputs={"out": {"value": {"get_attr": ["box", "out"]}}},
+    )
+
+
+def test_a_provider_template_from_the_environment_is_a_nested_stack(client: Client) -> None:
+    stack_id = client.create(
+        "boxed", _box_parent("v1"), environment=[BOX_ENV], files={"box.yaml": BOX_V1}
+    )["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    [child] = children_of(stack_id)
+    assert child.parent_resource == "box" and child.status == "COMPLETE"
+    # parameter_defaults reach the child; the parent's own mapping to box.yaml does not
+    assert client.outputs(stack_id)["out"]["value"] == "v1-from-env"
+    child_env = client.environment(child.id)
+    assert child_env["parameter_defaults"] == {"label": "from-env"}
+    assert child_env["resource_registry"] == {"My::Other": "OS::Heat::None"}
+    types = {r["name"]: r["type"] for r in client.resources(stack_id)}
+    assert types == {"box": "box.yaml", "user": "OS::Heat::TestResource"}
+    [a_before] = sandbox_objects(child.id)
+
+    # A new text of the file updates the same child in place.
+    client.update(stack_id, _box_parent("v2"), environment=[BOX_ENV], files={"box.yaml": BOX_V2})
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    [same] = children_of(stack_id)
+    assert same.id == child.id
+    objects = {o.properties["value"]: o for o in sandbox_objects(child.id)}
+    assert sorted(objects) == ["second", "v2-from-env"]
+    assert objects["v2-from-env"].id == a_before.id
+    assert client.outputs(stack_id)["out"]["value"] == "v2-from-env"
+
+    client.delete(stack_id)
+    assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"
+    assert children_of(stack_id) == []
+    assert sandbox_objects(child.id) == []

@@ -282,3 +282,59 @@ def test_a_failed_group_update_rolls_back_to_the_old_members(client: Client) -> 
     assert _members(child.id) == {"0": "v-0", "1": "v-1"}
     assert {o.id for o in sandbox_objects(child.id)} == before
     assert _outputs(client, stack_id)["outputs"] == {"0": "v-0", "1": "v-1"}
+
+
+BOX = """
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string}
+resources:
+  inner:
+    type: OS::Heat::TestResource
+    properties: {value: {str_replace: {template: box-L, params: {L: {get_param: label}}}}}
+outputs:
+  shown: {value: {get_attr: [inner, output]}}
+"""
+
+
+def test_members_of_a_provider_template_type_from_the_environment(client: Client) -> None:
+    """A member type mapped by the environment to a provider template (Heat's usual group of
+    servers-with-extras): checked against the template's parameters, each member a nested
+    stack of it inside the group's child, its outputs read per member."""
+    group = {
+        "type": "OS::Heat::ResourceGroup",
+        "properties": {
+            "count": 2,
+            "resource_def": {"type": "My::Box", "properties": {"label": "m%index%"}},
+        },
+    }
+    body = template(
+        {"group": group}, outputs={"shown": {"value": {"get_attr": ["group", "shown"]}}}
+    )
+    environment = [{"resource_registry": {"My::Box": "box.yaml"}}]
+    stack_id = client.create("boxes", body, environment=environment, files={"box.yaml": BOX})[
+        "stack_id"
+    ]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    assert _outputs(client, stack_id)["shown"] == ["box-m0", "box-m1"]
+    child = _child(stack_id)
+    assert {r["type"] for r in client.resources(child.id)} == {"box.yaml"}
+    # A member property the provider template does not take is refused before anything runs.
+    bad = json.loads(json.dumps(body))
+    bad["resources"]["group"]["properties"]["resource_def"]["properties"]["colour"] = "red"
+    refused = client.app.send_task(
+        "conv_tasks.stack.create",
+        kwargs={
+            "tenant": client.tenant,
+            "name": "bad-boxes",
+            "template": bad,
+            "environment": environment,
+            "files": {"box.yaml": BOX},
+        },
+    ).get(timeout=30)
+    assert refused["ok"] is False
+    assert [p["path"] for p in refused["problems"]] == [
+        "resources.group.properties.resource_def.properties.colour"
+    ]
+    client.delete(stack_id)
+    assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"

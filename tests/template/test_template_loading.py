@@ -148,11 +148,11 @@ outputs:
 """
     assert problems_of(source) == [
         "colour: unknown top-level key; expected one of heat_template_version, description, "
-        "parameters, parameter_groups, resources, outputs",
+        "parameters, parameter_groups, resources, outputs, conditions",
         "description: must be a string",
         "parameters.p.type: must be one of string, number, boolean, json, comma_delimited_list",
         "resources.a.creation_policy: unknown key; expected one of type, properties, "
-        "depends_on, metadata, deletion_policy, update_policy",
+        "depends_on, metadata, deletion_policy, update_policy, description, condition",
         "resources.a.properties: must be a mapping",
         "resources.a.deletion_policy: must be Delete or Retain",
         "resources.b.type: is required",
@@ -210,7 +210,7 @@ def test_empty_sections_are_allowed() -> None:
 def test_output_unknown_key_and_bad_description() -> None:
     source = "heat_template_version: 2018-08-31\noutputs:\n  o: {value: 1, description: 2, x: 3}\n"
     assert problems_of(source) == [
-        "outputs.o.x: unknown key; expected one of value, description",
+        "outputs.o.x: unknown key; expected one of value, description, condition",
         "outputs.o.description: must be a string",
     ]
 
@@ -316,3 +316,17 @@ def test_snippets_do_not_share_data_with_source() -> None:
     template = load_template(document)
     document["resources"]["a"]["properties"]["l"].append(2)  # type: ignore[index]
     assert template.resources["a"].properties == {"l": [1]}
+
+
+def test_lower_case_deletion_policies_from_2016_10_14() -> None:
+    def policy(value: str, version: str) -> str:
+        doc = {
+            "heat_template_version": version,
+            "resources": {"a": {"type": "T", "deletion_policy": value}},
+        }
+        return load_template(doc).resources["a"].deletion_policy
+
+    assert policy("retain", "2016-10-14") == "Retain"
+    assert policy("delete", "2018-08-31") == "Delete"
+    with pytest.raises(TemplateError, match="deletion_policy: must be Delete or Retain"):
+        policy("retain", "2016-04-08")

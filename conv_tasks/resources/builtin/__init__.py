@@ -15,6 +15,8 @@ from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentR
 from conv_tasks.resources.builtin.test_resource import TestResource
 from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
 from conv_tasks.resources.builtin.value import ValueResource
+from conv_tasks.resources.builtin.wait_condition import WaitConditionResource
+from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
 from conv_tasks.resources.plugin import ResourceType
 
 BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
@@ -28,6 +30,8 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     SoftwareDeploymentResource,
     HeatStackResource,
     ResourceGroup,
+    WaitConditionHandleResource,
+    WaitConditionResource,
 )
 
 __all__ = [
@@ -42,4 +46,6 @@ __all__ = [
     "TestResource",
     "TestResourceOld",
     "ValueResource",
+    "WaitConditionHandleResource",
+    "WaitConditionResource",
 ]

@@ -1,0 +1,147 @@
+"""OS::Heat::WaitConditionHandle: where hosts outside the stack signal that they are ready.
+
+conv_tasks has no HTTP API, so a handle's attributes say how to signal it
+over the broker instead of with curl (README, "Wait conditions"):
+
+- `token`: the handle's credential, 256 random bits made when the handle is
+  created. Signals must carry it; the handle's row keeps only its hash.
+- `endpoint`: the handle's id, which the signal task's `handle` names.
+- `curl_cli`: the command prefix a host runs to signal,
+  `conv-tasks wait-condition signal ID --token TOKEN`, to which, as with
+  Heat's curl command, it adds `--data-binary '{"status": "SUCCESS"}'`.
+- `signal`: JSON text of what a service sends: the task's name and its
+  `handle` and `token` arguments; it adds `details`.
+
+token, curl_cli and signal carry the credential: they are secret_attributes,
+so whatever reads them is masked in show output, outputs and events. With
+signal_transport NO_SIGNAL the handle has no credential and these are all
+null (as in Heat); only its stack's tenant can signal it then
+(conv_tasks.resource.signal). This module never logs the token.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from conv_tasks.deployments.credentials import credential_hash, new_credential
+from conv_tasks.errors import ResourceFailure
+from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
+from conv_tasks.resources.schema import STRING, AttributeSchema, Constraint, PropertySchema
+from conv_tasks.resources.support import SupportStatus
+from conv_tasks.waitconditions.store import WaitHandleStore
+
+SIGNAL_TASK = "conv_tasks.wait_condition.signal"
+TOKEN_SIGNAL = "TOKEN_SIGNAL"
+NO_SIGNAL = "NO_SIGNAL"
+HEAT_ONLY_TRANSPORTS = ("CFN_SIGNAL", "TEMP_URL_SIGNAL", "HEAT_SIGNAL", "ZAQAR_SIGNAL")
+# Where the handle's plugin data keeps its token, so that its attributes can be given again
+# on a later traversal (Heat keeps it in the resource's data the same way).
+_TOKEN_KEY = "token"
+
+_TRANSPORTS = Constraint.allowed_values(
+    TOKEN_SIGNAL,
+    NO_SIGNAL,
+    description=(
+        f"Heat's transports {', '.join(HEAT_ONLY_TRANSPORTS)} are not implemented by "
+        f"conv_tasks; {TOKEN_SIGNAL} signals with the handle's token through the "
+        f"{SIGNAL_TASK} task"
+    ),
+)
+
+
+def wait_handle_store(ctx: ActionContext) -> WaitHandleStore:
+    """The store the engine handed the action, or a failure saying none was."""
+    if ctx.wait_handles is None:
+        raise ResourceFailure(
+            f"Resource {ctx.resource_name}: no wait condition store is configured in this engine.",
+            resource=ctx.resource_name,
+            action=ctx.action,
+        )
+    return ctx.wait_handles
+
+
+class WaitConditionHandleResource(ResourceType):
+    """Receives the signals of a WaitCondition, authenticated by the handle's token."""
+
+    type_name: ClassVar[str] = "OS::Heat::WaitConditionHandle"
+    support_status: ClassVar[SupportStatus] = SupportStatus(version="2014.2")
+    properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
+        "signal_transport": PropertySchema(
+            STRING,
+            f"How hosts signal: {TOKEN_SIGNAL}, the {SIGNAL_TASK} task with the handle's "
+            f"token; {NO_SIGNAL}: no token, only the stack's tenant signals.",
+            default=TOKEN_SIGNAL,
+            constraints=(_TRANSPORTS,),
+        ),
+    }
+    attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
+        "token": AttributeSchema("The credential a signal must carry (secret).", type=STRING),
+        "endpoint": AttributeSchema(
+            f"The handle's id: the `handle` argument of {SIGNAL_TASK}.", type=STRING
+        ),
+        "curl_cli": AttributeSchema(
+            "The command prefix that signals the handle (carries the token); add "
+            '--data-binary \'{"status": "SUCCESS"}\' or FAILURE.',
+            type=STRING,
+        ),
+        "signal": AttributeSchema(
+            f"JSON text of the {SIGNAL_TASK} task and its handle and token arguments.",
+            type=STRING,
+        ),
+    }
+    secret_attributes: ClassVar[frozenset[str]] = frozenset({"token", "curl_cli", "signal"})
+
+    def create(self, ctx: ActionContext) -> Progress:
+        """Make the token and have the engine record it (under the node's lease) before the
+        handle takes its hash in check_create: two runs of this step racing each other (a
+        lease that ran out) can then never leave the handle with the hash of a token that
+        the resource does not hold."""
+        handle_id = ctx.physical_id or token_physical_id(ctx.idempotency_token)
+        token = ctx.data.get(_TOKEN_KEY)
+        if not isinstance(token, str) and self._uses_token(ctx):
+            token = new_credential()
+        return Progress(
+            done=False, physical_id=handle_id, data={_TOKEN_KEY: token}, poll_after=0.05
+        )
+
+    def check_create(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is None:
+            raise ResourceFailure(
+                f"Resource {ctx.resource_name}: the handle was never made",
+                resource=ctx.resource_name,
+                action=ctx.action,
+            )
+        token = ctx.data.get(_TOKEN_KEY)
+        hashed = credential_hash(token) if isinstance(token, str) else None
+        store = wait_handle_store(ctx)
+        store.create_handle(ctx.physical_id, ctx.stack_id, ctx.resource_name, hashed)
+        return Progress(done=True)
+
+    @staticmethod
+    def _uses_token(ctx: ActionContext) -> bool:
+        return ctx.properties.get("signal_transport", TOKEN_SIGNAL) == TOKEN_SIGNAL
+
+    def delete(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is not None:
+            wait_handle_store(ctx).remove(ctx.physical_id)
+        return Progress(done=True)
+
+    def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
+        token = ctx.data.get(_TOKEN_KEY)
+        handle_id = ctx.physical_id
+        if not isinstance(token, str) or handle_id is None:
+            return {"token": None, "endpoint": None, "curl_cli": None, "signal": None}
+        return {
+            "token": token,
+            "endpoint": handle_id,
+            "curl_cli": signal_command(handle_id, token),
+            "signal": json.dumps({"task": SIGNAL_TASK, "handle": handle_id, "token": token}),
+        }
+
+
+def signal_command(handle_id: str, token: str) -> str:
+    """The command prefix a host runs to signal the handle."""
+    return f"conv-tasks wait-condition signal {shlex.quote(handle_id)} --token {shlex.quote(token)}"
