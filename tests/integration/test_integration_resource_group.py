@@ -338,3 +338,18 @@ def test_members_of_a_provider_template_type_from_the_environment(client: Client
     ]
     client.delete(stack_id)
     assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"
+
+
+def test_preview_of_an_unchanged_group_that_others_read_is_unchanged(client: Client) -> None:
+    """The member attributes a stack reads are part of the group's definition; preview counts
+    them as the node does, so the same template previews as unchanged."""
+    body = _stack(_group(2))
+    stack_id = client.create("grp-preview", body)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    actions = {r["name"]: r["action"] for r in client.preview(stack_id, body)["resources"]}
+    assert actions == {"group": "unchanged", "user": "unchanged"}
+    # Reading one more member attribute changes the group (its child must carry it).
+    more = json.loads(json.dumps(body))
+    more["outputs"]["ids"] = {"value": {"get_attr": ["group", "attributes", "id"]}}
+    actions = {r["name"]: r["action"] for r in client.preview(stack_id, more)["resources"]}
+    assert actions["group"] == "update"
