@@ -135,6 +135,7 @@ class Client:
         idempotency_key: str | None = None,
         environment: Sequence[Mapping[str, Any] | str] | None = None,
         files: Mapping[str, str] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Create a stack. Retry a create that timed out with the same `idempotency_key`
         (one is made up when none is given): it answers with the stack the first made.
@@ -152,6 +153,7 @@ class Client:
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
             idempotency_key=idempotency_key or uuid.uuid4().hex,
+            tags=list(tags) if tags is not None else None,
         )
 
     def update(
@@ -165,10 +167,13 @@ class Client:
         timeout_mins: int | None = None,
         environment: Sequence[Mapping[str, Any] | str] | None = None,
         files: Mapping[str, str] | None = None,
+        tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Update a stack. With a new template and without existing_parameters, the
         environments and files given replace the stack's (none given: none kept); otherwise
-        they are merged onto the stack's (README "Environments")."""
+        they are merged onto the stack's (README "Environments"). `tags` replace the
+        stack's ([] clears them); None keeps them when the update keeps the template or
+        existing_parameters, and clears them on a full update (Heat's PUT and PATCH)."""
         return self.call(
             "conv_tasks.stack.update",
             stack=stack,
@@ -179,6 +184,7 @@ class Client:
             existing_parameters=existing_parameters,
             disable_rollback=disable_rollback,
             timeout_mins=timeout_mins,
+            tags=list(tags) if tags is not None else None,
         )
 
     def delete(self, stack: str) -> dict[str, Any]:
@@ -189,6 +195,24 @@ class Client:
 
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)
+
+    def check(self, stack: str) -> dict[str, Any]:
+        """Start a stack check: every resource's type says whether it is healthy; the stack
+        ends CHECK_COMPLETE or CHECK_FAILED (wait() for it). Refused while an operation runs."""
+        return self.call("conv_tasks.stack.check", stack=stack)
+
+    def mark_unhealthy(
+        self, stack: str, resource: str, reason: str | None = None, *, reset: bool = False
+    ) -> dict[str, Any]:
+        """Mark the resource CHECK_FAILED, so that the next update replaces it; reset=True
+        makes a CHECK_FAILED resource CHECK_COMPLETE again. {"status", "changed", ...}."""
+        return self.call(
+            "conv_tasks.resource.mark_unhealthy",
+            stack=stack,
+            resource=resource,
+            reason=reason,
+            reset=reset,
+        )
 
     def signal(
         self, stack: str, resource: str, details: Mapping[str, Any] | None = None
@@ -280,9 +304,28 @@ class Client:
         )
         return dict(result["stack"])
 
-    def list(self, *, show_nested: bool = False) -> builtins.list[dict[str, Any]]:
-        """The tenant's stacks; nested stacks too with show_nested."""
-        return list(self.call("conv_tasks.stack.list", show_nested=show_nested or None)["stacks"])
+    def list(
+        self,
+        *,
+        show_nested: bool = False,
+        tags: Sequence[str] | None = None,
+        tags_any: Sequence[str] | None = None,
+        not_tags: Sequence[str] | None = None,
+        not_tags_any: Sequence[str] | None = None,
+    ) -> builtins.list[dict[str, Any]]:
+        """The tenant's stacks; nested stacks too with show_nested. Tag filters as
+        heatclient's: having all of `tags`, at least one of `tags_any`, not all of
+        `not_tags`, none of `not_tags_any`."""
+        filters = {
+            "tags": tags,
+            "tags_any": tags_any,
+            "not_tags": not_tags,
+            "not_tags_any": not_tags_any,
+        }
+        given = {name: list(value) for name, value in filters.items() if value is not None}
+        return list(
+            self.call("conv_tasks.stack.list", show_nested=show_nested or None, **given)["stacks"]
+        )
 
     def resources(
         self, stack: str, *, all_versions: bool = False, nested_depth: int = 0

@@ -60,6 +60,11 @@ MAX_NAME_CHARS = 255
 # Free text that is stored with events (a signal's deploy_status_reason), in characters.
 MAX_REASON_CHARS = 4096
 
+# Stack tags: how many one stack (or one filter of `stack list`) may hold, and the length of
+# each in characters (Heat's stack_tag column holds 80).
+MAX_TAGS = 50
+MAX_TAG_CHARS = 80
+
 # A stack's timeout: at least a minute, at most a week.
 MIN_TIMEOUT_MINS = 1
 MAX_TIMEOUT_MINS = 7 * 24 * 60

@@ -20,6 +20,7 @@ from conv_tasks.cli.failures import EXIT_CODES, CliFailure, Exit
 from conv_tasks.cli.purge import db_purge
 from conv_tasks.cli.wait_condition import wait_condition
 from conv_tasks.limits import MAX_NESTING_DEPTH
+from conv_tasks.tags import split_tags
 
 if TYPE_CHECKING:
     from conv_tasks.local_files import Collected
@@ -124,6 +125,16 @@ def _parameters(pairs: tuple[str, ...], json_text: str | None) -> dict[str, Any]
     return values
 
 
+def _tags(text: str | None) -> list[str] | None:
+    """--tags a,b as a list; absent stays None (on update: keep or clear as Heat does)."""
+    return None if text is None else split_tags(text)
+
+
+tags_option = click.option(
+    "--tags", metavar="TAG,...", help="The stack's tags, comma-separated ('' clears them)."
+)
+
+
 def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: float) -> None:
     if ctx.as_json and not wait:
         output.emit_json(result)
@@ -192,6 +203,7 @@ def stack() -> None:
 @param_json_option
 @click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
 @click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
+@tags_option
 @click.option(
     "--idempotency-key",
     help="Sent again with the same key, the create answers with the stack it made. "
@@ -210,6 +222,7 @@ def stack_create(
     disable_rollback: bool,
     timeout_mins: int | None,
     idempotency_key: str | None,
+    tags: str | None,
     wait: bool,
     wait_timeout: float,
 ) -> None:
@@ -226,6 +239,7 @@ def stack_create(
             idempotency_key=key,
             environment=collected.environments,
             files=collected.files,
+            tags=_tags(tags),
         )
     except (TimeoutError, CeleryTimeoutError):
         # The request may still run when a worker takes it: a retry with this key is safe.
@@ -251,6 +265,7 @@ def stack_create(
 )
 @click.option("--disable-rollback/--enable-rollback", default=None)
 @click.option("--timeout-mins", type=int)
+@tags_option
 @click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
 @wait_option
 @wait_timeout_option
@@ -265,12 +280,14 @@ def stack_update(
     existing: bool,
     disable_rollback: bool | None,
     timeout_mins: int | None,
+    tags: str | None,
     dry_run: bool,
     wait: bool,
     wait_timeout: float,
 ) -> None:
     """Update stack NAME to a new template and/or parameters and environments. With a new
-    template and without --existing, the environments given replace the stack's."""
+    template and without --existing, the environments given replace the stack's. Without
+    --tags, the tags are kept when the template or --existing is, else cleared (Heat)."""
     collected = _collected(template_file, environment_files)
     if dry_run:
         from conv_tasks.cli.preview import show_preview
@@ -294,6 +311,7 @@ def stack_update(
         timeout_mins=timeout_mins,
         environment=collected.environments,
         files=collected.files,
+        tags=_tags(tags),
     )
     _started(ctx, result, wait, wait_timeout)
 
@@ -396,6 +414,17 @@ def stack_cancel(
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
 
+@stack.command("check")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
+    resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
+    _started(ctx, ctx.client().check(name), wait, wait_timeout)
+
+
 NESTED_DEPTH = click.option(
     "--nested-depth",
     type=click.IntRange(0, MAX_NESTING_DEPTH),
@@ -418,12 +447,30 @@ def stack_show(ctx: Context, name: str) -> None:
 @click.option(
     "--show-nested", is_flag=True, help="Also list nested stacks (made by a parent's resource)."
 )
+@click.option("--tags", "all_of", metavar="TAG,...", help="Only stacks with all these tags.")
+@click.option("--tags-any", "any_of", metavar="TAG,...", help="Only stacks with any of these.")
+@click.option("--not-tags", "not_all_of", metavar="TAG,...", help="Skip stacks with all of these.")
+@click.option("--not-tags-any", "none_of", metavar="TAG,...", help="Skip stacks with any of these.")
 @listing.format_options
 @pass_ctx
-def stack_list(ctx: Context, show_nested: bool) -> None:
-    """List the tenant's stacks (nested stacks only with --show-nested)."""
-    rows = ctx.client().list(show_nested=show_nested)
-    columns = ["id", "name", "status", "updated_at"]
+def stack_list(
+    ctx: Context,
+    show_nested: bool,
+    all_of: str | None,
+    any_of: str | None,
+    not_all_of: str | None,
+    none_of: str | None,
+) -> None:
+    """List the tenant's stacks (nested stacks only with --show-nested), filtered by tags as
+    heatclient does."""
+    rows = ctx.client().list(
+        show_nested=show_nested,
+        tags=_tags(all_of),
+        tags_any=_tags(any_of),
+        not_tags=_tags(not_all_of),
+        not_tags_any=_tags(none_of),
+    )
+    columns = ["id", "name", "status", "tags", "updated_at"]
     ctx.emit_rows(rows, [*columns, "parent_stack_id"] if show_nested else columns)
 
 
@@ -601,6 +648,24 @@ def resource_signal(ctx: Context, stack_name: str, resource_name: str, data_json
         raise click.BadParameter(f"--data is not JSON: {exc}") from None
     result = ctx.client().signal(stack_name, resource_name, details)
     output.emit_json(result) if ctx.as_json else click.echo(result.get("message", "signalled"))
+
+
+@resource.command("mark-unhealthy")
+@click.argument("stack_name")
+@click.argument("resource_name")
+@click.option("--reason", help="Why the resource is unhealthy (kept with its status).")
+@click.option("--reset", is_flag=True, help="Clear the mark: CHECK_FAILED becomes CHECK_COMPLETE.")
+@pass_ctx
+def resource_mark_unhealthy(
+    ctx: Context, stack_name: str, resource_name: str, reason: str | None, reset: bool
+) -> None:
+    """Mark RESOURCE_NAME of STACK_NAME unhealthy (CHECK_FAILED): the next update replaces it."""
+    result = ctx.client().mark_unhealthy(stack_name, resource_name, reason, reset=reset)
+    if ctx.as_json:
+        output.emit_json(result)
+        return
+    unchanged = "" if result["changed"] else " (unchanged)"
+    click.echo(f"{stack_name}/{resource_name}: {result['status']}{unchanged}")
 
 
 # -------------------------------------------------------- db, worker, beat

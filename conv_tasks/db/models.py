@@ -24,7 +24,7 @@ from sqlalchemy import (
     func,
     text,
 )
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 JsonB = JSON().with_variant(JSONB(), "postgresql")
@@ -67,6 +67,7 @@ class Stack(Base):
         ),
         Index("ix_stack_status", "status"),
         Index("ix_stack_parent_stack_id", "parent_stack_id"),
+        Index("ix_stack_tags", "tags", postgresql_using="gin"),
         # A create's idempotency key names one stack of its tenant for as long as the row lives.
         Index(
             "uq_stack_tenant_idempotency_key",
@@ -104,6 +105,10 @@ class Stack(Base):
     )
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    # The stack's tags (Heat's), filterable in `stack list` (conv_tasks.tags).
+    tags: Mapped[list[str]] = mapped_column(
+        ARRAY(Text()), nullable=False, default=list, server_default=text("'{}'::text[]")
+    )
     # A nested stack: the stack whose resource `parent_resource` made it, and how deep it
     # sits (0 for a stack a user made). Purging a parent row leaves a child row unlinked.
     parent_stack_id: Mapped[str | None] = mapped_column(

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import ColumnElement, func, not_, select, text, update
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import Stack
 from conv_tasks.db.validation import require_fields, require_uuid
 from conv_tasks.errors import NotFound
+from conv_tasks.tags import TagFilter
 
 WRITABLE = frozenset(
     {
@@ -106,15 +107,37 @@ def database_answers(session: Session) -> bool:
 
 
 def list_stacks(
-    session: Session, tenant: str, *, with_deleted: bool = False, show_nested: bool = False
+    session: Session,
+    tenant: str,
+    *,
+    with_deleted: bool = False,
+    show_nested: bool = False,
+    tag_filter: TagFilter | None = None,
 ) -> Sequence[Stack]:
-    """The tenant's stacks; nested stacks only when asked for."""
+    """The tenant's stacks; nested stacks only when asked for; those `tag_filter` keeps."""
     stmt = select(Stack).where(Stack.tenant == tenant).order_by(Stack.created_at, Stack.name)
     if not with_deleted:
         stmt = stmt.where(Stack.deleted_at.is_(None))
     if not show_nested:
         stmt = stmt.where(Stack.parent_stack_id.is_(None))
+    if tag_filter:
+        stmt = stmt.where(*_tag_conditions(tag_filter))
     return session.scalars(stmt).all()
+
+
+def _tag_conditions(tag_filter: TagFilter) -> list[ColumnElement[bool]]:
+    """TagFilter.matches as SQL: @> (has all of) and && (has any of) on the tags array."""
+    tags = Stack.tags
+    conditions: list[ColumnElement[bool]] = []
+    if tag_filter.all_of:
+        conditions.append(tags.contains(list(tag_filter.all_of)))
+    if tag_filter.any_of:
+        conditions.append(tags.overlap(list(tag_filter.any_of)))
+    if tag_filter.not_all_of:
+        conditions.append(not_(tags.contains(list(tag_filter.not_all_of))))
+    if tag_filter.none_of:
+        conditions.append(not_(tags.overlap(list(tag_filter.none_of))))
+    return conditions
 
 
 def descendants(

@@ -1,4 +1,4 @@
-"""Running one resource action (create, update, delete) through its plugin, one step at a time.
+"""Running one resource action (create, update, delete, check) through its plugin, step by step.
 
 A step either finishes the action or asks to be polled again later: the
 node task then re-enqueues itself with a countdown. No step ever sleeps in
@@ -20,6 +20,7 @@ from conv_tasks.engine.status import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.faults import TRANSIENT_FAULTS
 from conv_tasks.resources import ActionContext, Progress, ResourceType
+from conv_tasks.template.member_view import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,17 @@ def action_context(
     )
 
 
+def pick_attributes(
+    plugin: ResourceType, attributes: Mapping[str, Any], wanted: frozenset[str]
+) -> dict[str, Any]:
+    """The attributes a resource hands on: those wanted (as its type picks them), and a
+    group's member view whole (get_attr's path is applied per member when it is read)."""
+    picked = plugin.picked_attributes(attributes, wanted)
+    if MEMBER_VIEW in attributes:
+        picked[MEMBER_VIEW] = attributes[MEMBER_VIEW]
+    return picked
+
+
 def run_step(
     plugin: ResourceType,
     ctx: ActionContext,
@@ -79,11 +91,13 @@ def run_step(
         Action.CREATE: plugin.create,
         Action.UPDATE: plugin.update,
         Action.DELETE: plugin.delete,
+        Action.CHECK: plugin.check,
     }
     checkers = {
         Action.CREATE: plugin.check_create,
         Action.UPDATE: plugin.check_update,
         Action.DELETE: plugin.check_delete,
+        Action.CHECK: plugin.check,
     }
     try:
         progress: Progress = (starters if first else checkers)[Action(ctx.action)](ctx)
@@ -95,7 +109,7 @@ def run_step(
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
         attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
-        picked = plugin.picked_attributes(attributes, wanted_attributes)
+        picked = pick_attributes(plugin, attributes, wanted_attributes)
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )

@@ -23,6 +23,7 @@ from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import operations
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.inherited_secrets import with_inherited_secrets
 from conv_tasks.engine.nesting import child_stack_name, nesting_of_child
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, NotFound
@@ -42,14 +43,18 @@ class EngineChildStacks:
         with session_scope() as session:
             parent = stack_repo.get_stack(session, parent_stack_id)
             files, environment = _inherited(session, parent, request.provider)
+            secrets = _hidden_values(self._env, session, parent)
             tenant, parent_name = parent.tenant, parent.name
             nesting = nesting_of_child(parent.id, parent.name, parent.nested_depth, resource_name)
+        template, parameters = with_inherited_secrets(
+            request.template, request.parameters, secrets, files=files
+        )
         result = operations.create_stack(
             self._env,
             tenant=tenant,
             name=child_stack_name(parent_name, resource_name, token),
-            template=request.template,
-            parameters=request.parameters,
+            template=template,
+            parameters=parameters,
             disable_rollback=True,
             timeout_mins=request.timeout_mins,
             idempotency_key=token,
@@ -65,12 +70,16 @@ class EngineChildStacks:
             tenant = child.tenant
             parent = session.get(Stack, child.parent_stack_id) if child.parent_stack_id else None
             files, environment = _inherited(session, parent, request.provider)
+            secrets = _hidden_values(self._env, session, parent)
+        template, parameters = with_inherited_secrets(
+            request.template, request.parameters, secrets, files=files
+        )
         operations.update_stack(
             self._env,
             tenant=tenant,
             stack_ref=child_id,
-            template=request.template,
-            parameters=request.parameters,
+            template=template,
+            parameters=parameters,
             timeout_mins=request.timeout_mins,
             environment=environment,
             files=files,
@@ -105,6 +114,21 @@ class EngineChildStacks:
         with contextlib.suppress(Conflict):
             operations.cancel_update(
                 self._env, tenant=tenant, stack_ref=child_id, rollback=False, via_parent=True
+            )
+
+    def template(self, child_id: str) -> dict[str, Any]:
+        with session_scope() as session:
+            child = stack_repo.get_stack(session, child_id)
+            if child.raw_template_id is None:
+                return {}
+            return dict(template_repo.get_template(session, child.raw_template_id).template)
+
+    def failed_resources(self, child_id: str) -> frozenset[str]:
+        with session_scope() as session:
+            return frozenset(
+                row.name
+                for row in resource_repo.versions(session, child_id)
+                if row.replaced_by is None and row.status == Status.FAILED
             )
 
     def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
@@ -165,6 +189,16 @@ def _inherited(
     if registry:
         environment["resource_registry"] = registry
     return dict(raw.files or {}), [environment] if environment else []
+
+
+def _hidden_values(env: EngineEnv, session: Session, stack: Stack | None) -> list[Any]:
+    """The values of the stack's hidden parameters (its inherited ones included)."""
+    if stack is None or stack.raw_template_id is None:
+        return []
+    raw = template_repo.get_template(session, stack.raw_template_id)
+    definition = env.definitions.of_row(raw)
+    hidden = definition.template.hidden_parameters()
+    return [value for name, value in definition.parameters.items() if name in hidden]
 
 
 def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:

@@ -90,7 +90,8 @@ def complete_traversal(
                     prev_raw_template_id=None,
                     current_graph=None,
                 )
-            else:
+            elif action != Action.CHECK:
+                # A check changed no template: the rollback target stays what it was.
                 fields.update(prev_raw_template_id=stack.raw_template_id)
             if not stack_repo.update_if_current(session, stack_id, traversal, **fields):
                 return None

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 
 from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion, StackState
-from conv_tasks.engine.actions import StepResult, action_context, run_step
+from conv_tasks.engine.actions import StepResult, action_context, pick_attributes, run_step
 from conv_tasks.engine.decide import Verdict, decide
 from conv_tasks.engine.definition import PreparedResource, StackDefinition
 from conv_tasks.engine.delivery import NodeRun, Outcome
@@ -27,8 +27,9 @@ from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
-from conv_tasks.resources import ResourceType
+from conv_tasks.resources import ActionContext, ResourceType
 from conv_tasks.template import ResourceData
+from conv_tasks.template.member_view import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ def converge(run: NodeRun) -> Outcome:
         definition_hash=prepared.resolved.definition_hash,
         properties=prepared.properties,
         needs_replacement=plugin.needs_replacement,
+        substitutes=run.env.registry.substitutes,
     )
     wanted = definition.attributes_needed.get(run.name, frozenset())
     target = _target(run, definition, prepared)
@@ -83,7 +85,7 @@ def converge(run: NodeRun) -> Outcome:
         started = datetime.fromtimestamp(ctx.started_at, UTC)
         deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
         # The version's deadline is written with the step's outcome: the step sees it now.
-        ctx = replace(ctx, deadline=deadline.timestamp())
+        ctx = _starting(replace(ctx, deadline=deadline.timestamp()), definition, prepared)
         step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         intent = {
             **target,
@@ -94,6 +96,18 @@ def converge(run: NodeRun) -> Outcome:
         }
         return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
+
+
+def _starting(
+    ctx: ActionContext, definition: StackDefinition, prepared: PreparedResource
+) -> ActionContext:
+    """The first step's context: the resource's update_policy and the references to its
+    attributes, which only a plugin that plans its action (a group) reads."""
+    references = definition.attribute_references.get(ctx.resource_name, ())
+    policy = prepared.resolved.update_policy
+    if not references and not policy:
+        return ctx
+    return replace(ctx, update_policy=policy, attribute_references=references)
 
 
 def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
@@ -209,6 +223,7 @@ def _new_version(
         properties=prepared.properties,
         old_properties=head.properties if in_place else None,
     )
+    ctx = _starting(ctx, run.definition(), prepared)
     step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
     return _after_step(run, new, action, step, claim)
 
@@ -360,13 +375,13 @@ def _converged(
     stored = version.attributes
     ref = stored.get("ref")
     attrs = dict(stored.get("attributes") or {})
-    if not wanted <= attrs.keys():
+    if not wanted <= attrs.keys() and MEMBER_VIEW not in attrs:
         ctx = action_context(
             run.env, run.task.stack_id, version, Action.UPDATE, properties=version.properties
         )
         try:
             fresh = dict(plugin.attributes(ctx))
-            attrs.update(plugin.picked_attributes(fresh, wanted))
+            attrs.update(pick_attributes(plugin, fresh, wanted))
             ref = plugin.reference(ctx)
         except Exception as exc:
             return _fail(run, version, run.redact(f"reading attributes failed: {exc}"))
@@ -378,7 +393,7 @@ def _converged(
     }
     if not run.write(version, recorded).ok:
         return Outcome.LOST_LEASE
-    picked = {k: attrs[k] for k in wanted if k in attrs}
+    picked = pick_attributes(plugin, attrs, wanted)
     run.hand_on(NodeOutput(ref, picked), settled=_settled(run, claim, version, None))
     return Outcome.NOOP
 

@@ -31,6 +31,10 @@ class Decision:
     reason: str = ""
 
 
+def _no_substitutes(old_type: str, new_type: str) -> bool:
+    return False
+
+
 def decide(
     head: ResourceVersion,
     versions: Sequence[ResourceVersion],
@@ -39,14 +43,25 @@ def decide(
     definition_hash: str,
     properties: Mapping[str, Any],
     needs_replacement: Callable[[Mapping[str, Any], Mapping[str, Any]], bool],
+    substitutes: Callable[[str, str], bool] = _no_substitutes,
 ) -> Decision:
-    """Choose how to bring the resource from its head version to the new definition."""
+    """Choose how to bring the resource from its head version to the new definition.
+
+    `substitutes(old_type, new_type)` says whether new_type is old_type's substitute
+    (seed 004): such a change of type converges in place. It is asked only when the type
+    changed, so an unchanged resource costs nothing more.
+    """
     if head.status == Status.IN_PROGRESS:
         return Decision(Verdict.RESUME, head, f"{head.action} was interrupted")
     if head.action == Action.INIT:
         return Decision(Verdict.CREATE, head)
     if head.action == Action.DELETE:
         return Decision(Verdict.REPLACE, head, "the previous version was deleted")
+    if head.action == Action.CHECK and head.status == Status.FAILED:
+        # Unhealthy (a failed stack check, or marked so): replaced, as Heat does, even if
+        # its definition did not change. Nothing older is reinstated in its place either.
+        why = head.status_reason or "it was found unhealthy"
+        return Decision(Verdict.REPLACE, head, f"the resource is unhealthy: {why}")
     same_type = head.type == type_name
     if same_type and head.status == Status.COMPLETE and head.definition_hash == definition_hash:
         return Decision(Verdict.NOOP, head)
@@ -60,7 +75,7 @@ def decide(
             and candidate.definition_hash == definition_hash
         ):
             return Decision(Verdict.REINSTATE, candidate, f"version {candidate.version} matches")
-    if not same_type:
+    if not same_type and not substitutes(head.type, type_name):
         return Decision(Verdict.REPLACE, head, f"type changed from {head.type} to {type_name}")
     if head.status == Status.FAILED and head.action == Action.CREATE:
         return Decision(Verdict.REPLACE, head, "the previous create failed")

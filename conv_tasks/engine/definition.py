@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from conv_tasks.engine.cache import ByteBoundedCache
-from conv_tasks.engine.providers import with_providers
+from conv_tasks.engine.providers import environment_lookup, with_providers
 from conv_tasks.engine.redact import MASK, Redactor
 from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
@@ -40,6 +40,7 @@ from conv_tasks.template.environment import (
     parameter_values,
     stored_environment,
 )
+from conv_tasks.template.resolve import definition_hash
 from conv_tasks.template.type_mapping import map_resource_types
 
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2018-08-31", "resources": {}}
@@ -65,6 +66,10 @@ class StackDefinition:
     # Resources and outputs whose values may derive from hidden parameters: masked whole.
     hidden_resources: frozenset[str] = frozenset()
     hidden_outputs: frozenset[str] = frozenset()
+    # Resource name -> its get_attr references (attribute, literal path), for groups.
+    attribute_references: Mapping[str, tuple[tuple[str, tuple[Any, ...]], ...]] = field(
+        default_factory=dict
+    )
     # Per resource, the attributes that are credentials (a wait condition handle's token):
     # never shown, and whatever reads them is in hidden_resources or hidden_outputs.
     secret_attributes: Mapping[str, frozenset[str]] = field(default_factory=dict)
@@ -107,7 +112,9 @@ class StackDefinition:
         types: Registry | None = None
         if mapped.providers:
             types = registry = with_providers(registry, mapped.providers, files)
-        problems, warnings = resource_problems(template, registry)
+        problems, warnings = resource_problems(
+            template, registry, environment_lookup(registry, environment, files)
+        )
         if problems:
             raise TemplateError(problems)
         deps = template.dependencies()
@@ -130,6 +137,7 @@ class StackDefinition:
             warnings=tuple(warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
+            attribute_references=template.attribute_references(),
             secret_attributes=secret_attributes,
             environment=environment,
             files=files,
@@ -139,11 +147,18 @@ class StackDefinition:
     def prepare(
         self, name: str, inputs: Mapping[str, ResourceData], registry: Registry | None = None
     ) -> PreparedResource:
+        """The resource resolved against its inputs, its properties checked; its definition
+        hash also covers what its type counts of the references to it (a group: the member
+        attributes read), so the engine and preview decide alike."""
         resolved = resolve_resource(self.template, name, self.parameters, inputs)
         resource_type = self.plugin_type(resolved.type, registry)
         properties = prepare_properties(
             resource_type, resolved.properties, path=f"resources.{name}.properties"
         )
+        counted = resource_type.references_in_definition(self.attribute_references.get(name, ()))
+        if counted is not None:
+            digest = definition_hash(resolved.definition_hash, counted, None)
+            resolved = replace(resolved, definition_hash=digest)
         return PreparedResource(resolved, resource_type, properties)
 
     def plugin_type(self, type_name: str, registry: Registry | None = None) -> type[ResourceType]:

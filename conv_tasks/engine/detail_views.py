@@ -42,6 +42,8 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
     for key, value in snippet.properties.items():
         for function, args in iter_calls(value):
             target = args[0] if isinstance(args, list) and args else args
+            if not isinstance(target, str):
+                continue  # not a reference (str_replace's mapping): its calls come next
             secret = definition.secret_attributes.get(target, frozenset())
             if (
                 (function == "get_param" and target in hidden)

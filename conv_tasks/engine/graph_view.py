@@ -55,7 +55,7 @@ def _status(key: NodeKey, rows: list[Resource], update_names: set[str]) -> str:
     mine = [r for r in rows if r.name == key.name]
     heads = [r for r in mine if r.replaced_by is None]
     head = max(heads, key=lambda r: r.version) if heads else None
-    if key.phase == Phase.UPDATE:
+    if key.phase in (Phase.UPDATE, Phase.CHECK):
         if head is None:
             return NOT_STARTED
         if head.action == "INIT":

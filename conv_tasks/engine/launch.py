@@ -99,10 +99,6 @@ def begin(
     reason: str,
 ) -> Started:
     """Plan and swap in a new traversal inside the caller's transaction."""
-    lost = LostRace(
-        f"Stack {stack.name!r} was changed by another operation at the same time; "
-        f"this {action.lower()} was not started. Try again."
-    )
     existing = resource_repo.existing_versions(session, stack.id)
     plan = plan_traversal(existing, definition.dependencies)
     try:
@@ -111,8 +107,40 @@ def begin(
         )
     except IntegrityError:
         # A concurrent operation is adding the same resource versions: it wins.
-        raise lost from None
-    graph = plan.graph
+        raise _lost(stack, action) from None
+    return swap_in(
+        env,
+        session,
+        stack,
+        plan.graph,
+        action=action,
+        template_id=template_id,
+        expected=expected,
+        reason=reason,
+    )
+
+
+def _lost(stack: Stack, action: str) -> LostRace:
+    return LostRace(
+        f"Stack {stack.name!r} was changed by another operation at the same time; "
+        f"this {action.lower()} was not started. Try again."
+    )
+
+
+def swap_in(
+    env: EngineEnv,
+    session: Session,
+    stack: Stack,
+    graph: TraversalGraph,
+    *,
+    action: str,
+    template_id: int,
+    expected: str | None,
+    reason: str,
+) -> Started:
+    """Swap in a new traversal of `graph` (its SyncPoints made first) in the caller's
+    transaction; LostRace if `expected` is no longer the stack's traversal."""
+    lost = _lost(stack, action)
     traversal = str(uuid.uuid4())
     points = points_of(graph)
     if points:

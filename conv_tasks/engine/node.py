@@ -1,4 +1,5 @@
-"""One graph node: converge a resource (update phase) or purge its old versions (clean-up).
+"""One graph node: converge a resource (update phase), purge its old versions (clean-up),
+or check it (a stack check).
 
 A node hands its predecessors' failures on without touching the database;
 otherwise it runs on one database connection: claim, decide, act, write,
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 
+from conv_tasks.engine.check import check_node
 from conv_tasks.engine.cleanup import clean_up
 from conv_tasks.engine.converge import converge
 from conv_tasks.engine.delivery import NodeRun, Outcome
@@ -44,6 +46,8 @@ def run_node(env: EngineEnv, task: NodeTask) -> Outcome:
             task = task.again(recheck=False)  # still waiting: from here an ordinary delivery
         run = NodeRun(env, store, task, nonce)
         try:
-            return converge(run) if task.node.phase == Phase.UPDATE else clean_up(run)
+            if task.node.phase == Phase.UPDATE:
+                return converge(run)
+            return clean_up(run) if task.node.phase == Phase.CLEANUP else check_node(run)
         finally:
             run.flush()

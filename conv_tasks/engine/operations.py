@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
@@ -24,6 +24,7 @@ from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.health import restart_check
 from conv_tasks.engine.idempotency import replay_create
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.nesting import Nesting, refuse_direct_change
@@ -35,6 +36,7 @@ from conv_tasks.engine.stack_inputs import (
 )
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
+from conv_tasks.tags import checked_tags
 
 log = logging.getLogger(__name__)
 
@@ -80,10 +82,12 @@ def create_stack(
     environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     nesting: Nesting | None = None,
+    tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Start creating a stack. `nesting` makes it the child of a parent's resource (the
     ChildStacks service passes it; users cannot)."""
     check_stack_name(name)
+    stack_tags = checked_tags(tags or [])
     if idempotency_key is not None:
         replayed = replay_create(tenant, name, idempotency_key)
         if replayed is not None:
@@ -106,6 +110,7 @@ def create_stack(
                 disable_rollback=disable_rollback,
                 timeout_mins=timeout_mins,
                 idempotency_key=idempotency_key,
+                tags=list(stack_tags),
             )
             if nesting is not None:
                 stack.parent_stack_id = nesting.parent_stack_id
@@ -159,7 +164,12 @@ def update_stack(
     environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     via_parent: bool = False,
+    tags: Sequence[str] | None = None,
 ) -> dict[str, Any]:
+    """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
+    not given, an update keeping the parameters or the template keeps them, and a full
+    update (a new template, parameters not kept) clears them."""
+    new_tags = checked_tags(tags) if tags is not None else None
     with session_scope() as session:
         stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if stack.action == Action.DELETE:
@@ -179,6 +189,8 @@ def update_stack(
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
             stack.timeout_mins = timeout_mins
+        if new_tags is not None or not keep:
+            stack.tags = list(new_tags or ())
         session.flush()
         old = stack.current_traversal
         started = begin(
@@ -355,18 +367,21 @@ def restart_traversal(env: EngineEnv, stack_id: str, expected: str, reason: str)
             stack = stack_repo.get_stack(session, stack_id)
             if stack.current_traversal != expected or stack.status != Status.IN_PROGRESS:
                 return None
-            raw = template_repo.get_template(session, stack.raw_template_id or 0)
-            definition = env.definitions.of_row(raw)
-            started = begin(
-                env,
-                session,
-                stack,
-                action=stack.action,
-                template_id=raw.id,
-                definition=definition,
-                expected=expected,
-                reason=reason,
-            )
+            if stack.action == Action.CHECK:
+                started = restart_check(env, session, stack, expected, reason)
+            else:
+                raw = template_repo.get_template(session, stack.raw_template_id or 0)
+                definition = env.definitions.of_row(raw)
+                started = begin(
+                    env,
+                    session,
+                    stack,
+                    action=stack.action,
+                    template_id=raw.id,
+                    definition=definition,
+                    expected=expected,
+                    reason=reason,
+                )
     except LostRace:
         return None
     launch(env, started, expected)

@@ -161,6 +161,7 @@ def _existing(
         definition_hash=prepared.resolved.definition_hash,
         properties=prepared.properties,
         needs_replacement=prepared.resource_type().needs_replacement,
+        substitutes=env.registry.substitutes,
     )
     action = _VERDICTS[decision.verdict]
     changes = {}

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from conv_tasks.errors import NotFound, Problem, TemplateError
+from conv_tasks.errors import NotFound, NotSupported, Problem, TemplateError
 from conv_tasks.resources import Registry, ResourceType
+from conv_tasks.resources.plugin import TypeLookup
 from conv_tasks.resources.provider_template import (
     ProviderTemplateResource,
     provider_template_type,
 )
-from conv_tasks.template.environment import is_provider
-from conv_tasks.template.type_mapping import ProviderTemplate
+from conv_tasks.template.environment import Environment, is_provider
+from conv_tasks.template.type_mapping import ProviderTemplate, resolve_type
+
+# A resource name no template has: a group's members are checked against the stack-wide
+# mappings only, the ones their child stack inherits.
+_NO_RESOURCE = ""
 
 
 def with_providers(
@@ -79,3 +84,33 @@ def registries_of(*lookups: Callable[[], Registry | None]) -> list[Registry]:
         if registry is not None:
             found.append(registry)
     return found
+
+
+def environment_lookup(
+    registry: Registry, environment: Environment, files: Mapping[str, str]
+) -> TypeLookup:
+    """A lookup of types named inside properties (a group's member type), through the
+    stack-wide resource_registry as the child stack will map them: an alias gives the class
+    it maps to, a provider template the class made from its file. A provider template that
+    does not load gives the bare provider class, which checks nothing: the child's create
+    reports what is wrong with it. None for a type that does not exist."""
+
+    def lookup(type_name: str) -> type[ResourceType] | None:
+        try:
+            target = resolve_type(environment, type_name, _NO_RESOURCE)
+        except TemplateError:
+            return None
+        if is_provider(target):
+            text = files.get(target)
+            if text is None:
+                return None
+            try:
+                return provider_template_type(target, text, path=target, files=files)
+            except TemplateError:
+                return ProviderTemplateResource
+        try:
+            return registry.get(target)
+        except (NotFound, NotSupported):
+            return None
+
+    return lookup

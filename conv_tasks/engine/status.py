@@ -13,6 +13,7 @@ class Action(StrEnum):
     UPDATE = "UPDATE"
     DELETE = "DELETE"
     ROLLBACK = "ROLLBACK"
+    CHECK = "CHECK"  # a stack check, or a resource marked (un)healthy
     SIGNAL = "SIGNAL"  # events only: a signal reached a resource
 
 

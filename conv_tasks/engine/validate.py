@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from conv_tasks.engine.providers import with_providers
+from conv_tasks.engine.providers import environment_lookup, with_providers
 from conv_tasks.engine.stack_inputs import request_inputs
 from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
@@ -63,7 +63,9 @@ def validate_template(
         template = load_template(document, filename=filename, files=inputs.files)
     except ConvTasksError as exc:
         # The checks that need no loaded template still run, so nothing waits for a fix.
-        found = _problems(exc) + _type_problems(document, registry, inputs.environment)
+        found = _problems(exc) + _type_problems(
+            document, registry, inputs.environment, inputs.files
+        )
         return _result(_located(found, marks))
     try:
         mapped = map_resource_types(template, inputs.environment, inputs.files)
@@ -78,7 +80,9 @@ def validate_template(
             return _result(_located(_problems(exc), marks))
     problems.extend(_environment_problems(template, inputs.environment))
     problems.extend(_parameter_problems(template, parameters or {}))
-    found, warnings = resource_problems(template, registry)
+    found, warnings = resource_problems(
+        template, registry, environment_lookup(registry, inputs.environment, inputs.files)
+    )
     problems.extend(found)
     problems.extend(attribute_problems(template, registry))
     dependencies = template.dependencies()
@@ -116,8 +120,14 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                 cls = registry.get(target.type)
             except ConvTasksError:
                 continue  # an unknown type: reported once, by its resource
-            if cls.dynamic_attributes or call.attribute is None:
+            if call.attribute is None:
                 continue  # None: get_attr [resource] reads whatever attributes there are
+            reason = cls.reference_problem(call.attribute, call.path)
+            if reason is not None:
+                problems.append(Problem(path, reason))
+                continue
+            if cls.dynamic_attributes:
+                continue
             schema = cls.attributes_schema
             if call.attribute not in schema:
                 known = ", ".join(sorted(schema)) or "none"
@@ -148,7 +158,10 @@ def _environment_problems(template: Template, environment: Environment) -> list[
 
 
 def _type_problems(
-    document: Any, registry: Registry, environment: Environment = EMPTY
+    document: Any,
+    registry: Registry,
+    environment: Environment = EMPTY,
+    files: Mapping[str, str] | None = None,
 ) -> list[Problem]:
     """Unknown types and bad properties of the resources of a template that did not load."""
     resources = document.get("resources") if isinstance(document, Mapping) else None
@@ -180,7 +193,15 @@ def _type_problems(
             )
             continue
         if isinstance(properties, Mapping):
-            problems.extend(static_problems(cls, properties, path=join_path(path, "properties")))
+            where = join_path(path, "properties")
+            problems.extend(static_problems(cls, properties, path=where))
+            problems.extend(
+                cls.template_problems(
+                    properties,
+                    path=where,
+                    lookup=environment_lookup(registry, environment, files or {}),
+                )
+            )
     return problems
 
 

@@ -20,6 +20,7 @@ from conv_tasks.db.session import session_scope
 from conv_tasks.engine.definition import StackDefinition, default_definitions
 from conv_tasks.engine.redact import Redactor
 from conv_tasks.errors import NotFound
+from conv_tasks.tags import TagFilter
 from conv_tasks.template import ResourceData, public_parameters
 
 
@@ -54,6 +55,7 @@ def stack_summary(stack: Stack, redact: Redactor) -> dict[str, Any]:
         "created_at": _time(stack.created_at),
         "updated_at": _time(stack.updated_at),
         "deleted_at": _time(stack.deleted_at),
+        "tags": list(stack.tags or ()),
         "parent_stack_id": stack.parent_stack_id,
     }
 
@@ -90,13 +92,16 @@ def _parent_name(session: Session, stack: Stack) -> str | None:
     return parent.name if parent is not None else None
 
 
-def list_stacks(tenant: str, *, show_nested: bool = False) -> list[dict[str, Any]]:
-    """The tenant's live stacks; nested stacks (made by a parent's resource) only when asked."""
+def list_stacks(
+    tenant: str, *, show_nested: bool = False, tag_filter: TagFilter | None = None
+) -> list[dict[str, Any]]:
+    """The tenant's live stacks; nested stacks (made by a parent's resource) only when asked;
+    those `tag_filter` keeps."""
     with session_scope() as session:
-        return [
-            stack_summary(s, Redactor(()))
-            for s in stack_repo.list_stacks(session, tenant, show_nested=show_nested)
-        ]
+        rows = stack_repo.list_stacks(
+            session, tenant, show_nested=show_nested, tag_filter=tag_filter
+        )
+        return [stack_summary(s, Redactor(())) for s in rows]
 
 
 def _resource(row: Resource, redact: Redactor) -> dict[str, Any]:

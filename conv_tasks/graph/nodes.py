@@ -19,6 +19,7 @@ class Phase(StrEnum):
 
     UPDATE = "update"  # converge the resource to the template
     CLEANUP = "cleanup"  # purge its out-of-date versions
+    CHECK = "check"  # a stack check: ask the resource type whether the resource is healthy
 
 
 _PHASES = tuple(Phase)
@@ -26,7 +27,9 @@ _PHASES = tuple(Phase)
 #: A sort key giving the same order as NodeKey's own comparisons, but computed in C.
 sort_key = attrgetter("phase", "name")
 
-_EXPECTED = "expected 'update:<resource name>' or 'cleanup:<resource name>'"
+_EXPECTED = (
+    "expected 'update:<resource name>', 'cleanup:<resource name>' or 'check:<resource name>'"
+)
 
 
 @dataclass(frozen=True, order=True)
@@ -39,7 +42,7 @@ class NodeKey:
     def __post_init__(self) -> None:
         if self.phase not in _PHASES:
             raise InvalidInput(
-                f"the phase {self.phase!r} is unknown; it must be 'update' or 'cleanup'.",
+                f"the phase {self.phase!r} is unknown; it must be 'update', 'cleanup' or 'check'.",
                 what="graph node",
             )
         object.__setattr__(self, "phase", Phase(self.phase))

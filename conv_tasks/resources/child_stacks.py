@@ -77,6 +77,14 @@ class ChildStacks(Protocol):
         """The child's state now."""
         ...
 
+    def template(self, child_id: str) -> Mapping[str, Any]:
+        """The child's current template, as it was given (a group reads its members)."""
+        ...
+
+    def failed_resources(self, child_id: str) -> frozenset[str]:
+        """The names of the child's resources whose current version failed."""
+        ...
+
     def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
         """The live child that a create step of the same resource version made (`token` is
         any action's token of that version), if any: a worker that died before recording

@@ -11,16 +11,20 @@ the ChildStacks service) it is handed.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from conv_tasks.deployments.store import DeploymentStore
+from conv_tasks.errors import Problem
 from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.resources.translation import TranslationRule
 from conv_tasks.waitconditions.store import WaitHandleStore
+
+# type name -> its class, or None for a type that does not exist.
+TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
 # How long an action may take when its stack sets no timeout (Heat's default stack timeout).
 DEFAULT_ACTION_TIMEOUT = 3600.0
@@ -78,6 +82,13 @@ class ActionContext:
     # When the action must have finished (epoch seconds), if known: a child stack gets
     # what is left of it as its timeout.
     deadline: float | None = None
+    # The resource's update_policy as resolved (types with an update_policy_schema), on the
+    # first step of a create or update; empty otherwise.
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
+    # Every get_attr [resource, attribute, *path] of this resource in its stack's template, as
+    # (attribute, literal path items), on the first step of a create or update: a group reads
+    # only the member attributes these need.
+    attribute_references: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # Where wait condition handles keep their signals (None where nothing provides one).
     wait_handles: WaitHandleStore | None = None
 
@@ -102,6 +113,30 @@ class ResourceType:
     # True if attributes() may give names beyond attributes_schema (they depend on the
     # properties): `template validate` then does not check get_attr against the schema.
     dynamic_attributes: ClassVar[bool] = False
+    # The schema of the resource's update_policy section; None: the type has none, and a
+    # template that gives one is refused.
+    update_policy_schema: ClassVar[Mapping[str, PropertySchema] | None] = None
+
+    @classmethod
+    def references_in_definition(cls, references: Sequence[tuple[str, Sequence[Any]]]) -> Any:
+        """What of the get_attr references (attribute, path) to a resource of this type is part
+        of its definition: a change of it converges the resource like a change of properties.
+        None (the default): nothing is. A group returns the member attributes its child
+        stack must offer."""
+        return None
+
+    @classmethod
+    def reference_problem(cls, attribute: str, path: Sequence[Any]) -> str | None:
+        """Why get_attr [resource, attribute, *path] can never have a value, as a sentence,
+        for `template validate`; None if it can (the default)."""
+        return None
+
+    @classmethod
+    def template_problems(cls, values: Any, *, path: str, lookup: TypeLookup) -> list[Problem]:
+        """Problems of the unresolved properties `values` beyond the type's own schema (path:
+        resources.NAME.properties); lookup finds another type by name. None by default."""
+        return []
+
     # Attributes whose values are credentials: whatever reads one is masked like a value
     # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
     secret_attributes: ClassVar[frozenset[str]] = frozenset()

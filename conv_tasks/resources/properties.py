@@ -22,7 +22,13 @@ from conv_tasks.template import contains_function
 if TYPE_CHECKING:
     from conv_tasks.resources.plugin import ResourceType
 
-__all__ = ["check_values", "deprecation_warnings", "prepare_properties", "static_problems"]
+__all__ = [
+    "check_values",
+    "deprecation_warnings",
+    "prepare_properties",
+    "static_problems",
+    "static_section_problems",
+]
 
 
 def prepare_properties(
@@ -65,6 +71,20 @@ def static_problems(
         return []
     checker = _Checker(contains_function)
     checker.properties(schema, translated, path)
+    return checker.problems
+
+
+def static_section_problems(
+    schema: Mapping[str, PropertySchema], values: Any, *, path: str
+) -> list[Problem]:
+    """Every problem visible in an unresolved section checked like properties (a resource's
+    update_policy); functions are taken on trust."""
+    if contains_function(values) and not (
+        isinstance(values, Mapping) and values.keys() & schema.keys()
+    ):
+        return []
+    checker = _Checker(contains_function)
+    checker.properties(schema, values, path)
     return checker.problems
 
 

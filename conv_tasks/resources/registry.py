@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from conv_tasks.errors import InvalidInput, NotFound, NotSupported, Problem
 from conv_tasks.resources.builtin import BUILTIN_TYPES
 from conv_tasks.resources.deprecation import deprecation_warnings
-from conv_tasks.resources.plugin import ResourceType
-from conv_tasks.resources.properties import static_problems
+from conv_tasks.resources.plugin import ResourceType, TypeLookup
+from conv_tasks.resources.properties import static_problems, static_section_problems
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema, visible_schemas
 
 if TYPE_CHECKING:
@@ -79,6 +79,12 @@ class Registry:
         overlay = Registry()
         overlay._types = {**self._types, **extra}
         return overlay
+
+    def substitutes(self, old_type: str, new_type: str) -> bool:
+        """True if new_type is old_type's substitute (seed 004): a resource whose type
+        changes so converges in place. False if either type is unknown."""
+        old, new = self._types.get(old_type), self._types.get(new_type)
+        return old is not None and new is not None and old.can_be_replaced_by(new)
 
     def list(self, *, include_hidden: bool = False) -> builtins.list[type[ResourceType]]:
         """Every type sorted by name; HIDDEN ones only when asked for."""
@@ -152,8 +158,12 @@ def default_registry() -> Registry:
     return build_registry(entry_points(group=ENTRY_POINT_GROUP))
 
 
-def template_problems(template: Template, registry: Registry) -> tuple[list[Problem], list[str]]:
-    """(problems, warnings) for every resource of a loaded template."""
+def template_problems(
+    template: Template, registry: Registry, lookup: TypeLookup | None = None
+) -> tuple[list[Problem], list[str]]:
+    """(problems, warnings) for every resource of a loaded template. lookup finds the types
+    named inside properties (a group's member type); registry's own types by default."""
+    lookup = lookup or type_lookup(registry)
     problems: list[Problem] = []
     warnings: list[str] = []
     for name, snippet in template.resources.items():
@@ -169,8 +179,42 @@ def template_problems(template: Template, registry: Registry) -> tuple[list[Prob
             continue
         values = snippet.properties or {}
         problems.extend(static_problems(cls, values, path=f"resources.{name}.properties"))
+        problems.extend(
+            cls.template_problems(values, path=f"resources.{name}.properties", lookup=lookup)
+        )
+        problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
         warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
     return problems, warnings
+
+
+def type_lookup(registry: Registry) -> TypeLookup:
+    """registry.get as a lookup that answers None for a type it does not have."""
+
+    def lookup(type_name: str) -> type[ResourceType] | None:
+        try:
+            return registry.get(type_name)
+        except (NotFound, NotSupported):
+            return None
+
+    return lookup
+
+
+def _update_policy_problems(
+    cls: type[ResourceType], policy: Mapping[str, Any], where: str
+) -> list[Problem]:
+    """An update_policy checked against the type's schema; refused for a type with none."""
+    if not policy:
+        return []
+    path = f"{where}.update_policy"
+    if cls.update_policy_schema is None:
+        return [
+            Problem(
+                path,
+                f"resource type '{cls.type_name}' has no update policy; "
+                "remove update_policy from this resource.",
+            )
+        ]
+    return static_section_problems(cls.update_policy_schema, policy, path=path)
 
 
 def _schema_problems(cls: type[ResourceType], where: str) -> list[Problem]:

@@ -103,6 +103,8 @@ def field_schema(spec: Field) -> dict[str, Any]:
     if spec.max_bytes is not None:
         notes["maxBytes"] = spec.max_bytes.value
         notes["limit"] = spec.max_bytes.name
+    if spec.schema:
+        schema.update(spec.schema)
     if notes:
         schema["x-conv-tasks"] = notes
     return schema

@@ -12,7 +12,7 @@ words the refusals and checks what a schema cannot say (UTF-8 byte sizes).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +41,9 @@ class Field:
     `is_name`: a string that names something (conv_tasks.input_text rules);
     `low`/`high`: inclusive bounds of an integer; `max_bytes`: the most the
     value may weigh as JSON (a string: its UTF-8 text); `items`: what a list's items or
-    a mapping's values may be.
+    a mapping's values may be; `check`: the problems of a value of the right type, each
+    at its own path (a list's items); `schema`: more JSON Schema keywords for the field
+    (what `check` refuses, as far as a schema can say).
     """
 
     name: str
@@ -54,6 +56,8 @@ class Field:
     high: Limit | None = None
     max_bytes: Limit | None = None
     items: tuple[type, ...] = ()  # the kinds a list's items (a mapping's values) may be
+    check: Callable[[Any, str], list[Problem]] | None = None
+    schema: Mapping[str, Any] | None = None
 
 
 def _kind_names(kinds: tuple[type, ...]) -> str:
@@ -138,6 +142,11 @@ def parse_payload(task: str, payload: Mapping[str, Any], fields: list[Field]) ->
             values[spec.name] = copy.deepcopy(spec.default)
             continue
         problem = _problem(spec, value, measured.sizes.get(spec.name, 0))
+        if problem is None and spec.check is not None:
+            found = spec.check(value, spec.name)
+            if found:
+                problems.extend(found)
+                continue
         if problem is None and spec.name in refused:
             problem = "does not match the task's JSON Schema (conv-tasks api schema)"
         if problem is not None:

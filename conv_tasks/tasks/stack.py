@@ -10,15 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine import detail_views, operations, views
+from conv_tasks.engine import detail_views, health, operations, views
 from conv_tasks.engine.signal import signal_resource
 from conv_tasks.limits import (
     MAX_ID,
     MAX_NESTING_DEPTH,
+    MAX_REASON_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
     MAX_TEMPLATE_BYTES,
     MAX_TIMEOUT_MINS,
     MIN_TIMEOUT_MINS,
 )
+from conv_tasks.tags import TagFilter, tag_problems
 from conv_tasks.tasks.payloads import Field, Limit
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
@@ -50,6 +54,24 @@ FILES = Field(
     description="Files the template and environments refer to (get_file, provider "
     "templates): name as written -> text.",
 )
+# Heat's stack tags (conv_tasks.tags says which are refused, and why, at tags[i]).
+_TAG_LIST_SCHEMA = {
+    "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_CHARS},
+    "maxItems": MAX_TAGS,
+}
+
+
+def _tag_field(name: str, description: str) -> Field:
+    return Field(
+        name, (list,), description=description, check=tag_problems, schema=_TAG_LIST_SCHEMA
+    )
+
+
+TAGS = _tag_field(
+    "tags",
+    "The stack's tags. On update: given, they replace the stack's ([] clears them); "
+    "absent, kept if the update keeps the template or existing_parameters, else cleared.",
+)
 TIMEOUT = Field(
     "timeout_mins",
     (int,),
@@ -71,6 +93,7 @@ TIMEOUT = Field(
         TIMEOUT,
         # Sent again with the same key, a create answers with the stack it made (README).
         Field("idempotency_key", (str,), is_name=True),
+        TAGS,
     ],
 )
 def create(**args: Any) -> dict[str, Any]:
@@ -89,6 +112,7 @@ def create(**args: Any) -> dict[str, Any]:
         Field("existing_parameters", (bool,), default=False),
         Field("disable_rollback", (bool,)),
         TIMEOUT,
+        TAGS,
     ],
 )
 def update(**args: Any) -> dict[str, Any]:
@@ -113,6 +137,35 @@ def cancel_update(tenant: str, stack: str, rollback: bool) -> dict[str, Any]:
     return operations.cancel_update(engine_env(), tenant=tenant, stack_ref=stack, rollback=rollback)
 
 
+@public_task("conv_tasks.stack.check", [TENANT, STACK])
+def check(tenant: str, stack: str) -> dict[str, Any]:
+    return health.check_stack(engine_env(), tenant=tenant, stack_ref=stack)
+
+
+@public_task(
+    "conv_tasks.resource.mark_unhealthy",
+    [
+        TENANT,
+        STACK,
+        Field("resource", (str,), required=True, is_name=True),
+        Field("reason", (str,), max_bytes=Limit(MAX_REASON_CHARS, "MAX_REASON_CHARS")),
+        # True (Heat's mark_unhealthy: false): a CHECK_FAILED resource is CHECK_COMPLETE again.
+        Field("reset", (bool,), default=False),
+    ],
+)
+def mark_unhealthy(
+    tenant: str, stack: str, resource: str, reason: str | None, reset: bool
+) -> dict[str, Any]:
+    return health.mark_unhealthy(
+        engine_env(),
+        tenant=tenant,
+        stack_ref=stack,
+        resource=resource,
+        reason=reason,
+        reset=reset,
+    )
+
+
 @public_task(
     "conv_tasks.stack.show", [TENANT, STACK, Field("include_deleted", (bool,), default=False)]
 )
@@ -131,10 +184,18 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
             default=False,
             description="Also list nested stacks (those a parent stack's resource made).",
         ),
+        _tag_field("tags", "Only stacks that have every one of these tags."),
+        _tag_field("tags_any", "Only stacks that have at least one of these tags."),
+        _tag_field("not_tags", "Only stacks that lack at least one of these tags."),
+        _tag_field("not_tags_any", "Only stacks that have none of these tags."),
     ],
 )
-def list_(tenant: str, show_nested: bool) -> dict[str, Any]:
-    return {"stacks": views.list_stacks(tenant, show_nested=show_nested)}
+def list_(tenant: str, show_nested: bool, **filters: list[str] | None) -> dict[str, Any]:
+    return {
+        "stacks": views.list_stacks(
+            tenant, show_nested=show_nested, tag_filter=TagFilter.build(**filters)
+        )
+    }
 
 
 @public_task(

@@ -51,6 +51,7 @@ def apply_conditions(template: Template, parameters: Mapping[str, Any]) -> Templ
             snippet,
             properties=_choose(snippet.properties, join_path(path, "properties"), enabled),
             metadata=_choose(snippet.metadata, join_path(path, "metadata"), enabled),
+            update_policy=_choose(snippet.update_policy, join_path(path, "update_policy"), enabled),
             depends_on=tuple(d for d in snippet.depends_on if d in kept),
             condition=None,
         )
@@ -81,7 +82,7 @@ def apply_conditions(template: Template, parameters: Mapping[str, Any]) -> Templ
 def _has_conditional(template: Template) -> bool:
     values: list[Any] = [o.value for o in template.outputs.values()]
     for snippet in template.resources.values():
-        values.extend((snippet.properties, snippet.metadata))
+        values.extend((snippet.properties, snippet.metadata, snippet.update_policy))
     return any(_contains_if(v) for v in values)
 
 

@@ -12,12 +12,13 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.errors import Problem
+from conv_tasks.errors import ConvTasksError, Problem
 from conv_tasks.template import collection_functions as collections
 from conv_tasks.template import string_functions as strings
 from conv_tasks.template.conditions import ConditionSet
 from conv_tasks.template.document import join_path
 from conv_tasks.template.functions import GetAttr, GetParam, function_call, parse_call
+from conv_tasks.template.member_view import MEMBER_VIEW, read_member_view
 from conv_tasks.template.model import ResourceData
 from conv_tasks.template.unresolvable import Unresolvable
 from conv_tasks.template.versions import DATED_VERSIONS, variant
@@ -122,6 +123,8 @@ class Evaluator:
             return follow(self.parameters[call.name], keys, "")
         if isinstance(call, GetAttr):
             attributes = self._input(call.resource).attributes
+            if MEMBER_VIEW in attributes:
+                return self._member_view(attributes[MEMBER_VIEW], call, path)
             if call.attribute is None:
                 return dict(attributes)
             if call.attribute not in attributes:
@@ -131,6 +134,13 @@ class Evaluator:
             keys = self._path(call.path, path)
             return follow(attributes[call.attribute], keys, None)
         return self._input(call.name).ref
+
+    def _member_view(self, view: Any, call: GetAttr, path: str) -> Any:
+        keys = self._path(call.path, path)
+        try:
+            return read_member_view(view, call.attribute, keys)
+        except ConvTasksError as exc:
+            raise Unresolvable(str(exc)) from None
 
     def _input(self, resource: str) -> ResourceData:
         data = self.inputs.get(resource)

@@ -28,7 +28,7 @@ def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Templa
     resource's definition: metadata, deletion_policy, update_policy)."""
     values: list[Any] = [o.value for o in template.outputs.values()]
     for snippet in template.resources.values():
-        values.extend((snippet.properties, snippet.metadata))
+        values.extend((snippet.properties, snippet.metadata, snippet.update_policy))
     if not any(name == "resource_facade" for v in values for name, _ in iter_calls(v)):
         return template
     problems: list[Problem] = []
@@ -60,6 +60,7 @@ def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Templa
             snippet,
             properties=put(snippet.properties, join_path(path, "properties")),
             metadata=put(snippet.metadata, join_path(path, "metadata")),
+            update_policy=put(snippet.update_policy, join_path(path, "update_policy")),
         )
     outputs = {
         name: replace(

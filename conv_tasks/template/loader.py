@@ -51,6 +51,7 @@ RESOURCE_KEYS = (
     "depends_on",
     "metadata",
     "deletion_policy",
+    "update_policy",
     "description",
     "condition",
 )
@@ -268,7 +269,7 @@ def _resource(
         reason = "is required" if type_name is None else "must be a non-empty string"
         found.append(Problem(join_path(path, "type"), reason))
     sections = {}
-    for key in ("properties", "metadata"):
+    for key in ("properties", "metadata", "update_policy"):
         value = spec.get(key)
         if value is None:
             value = {}
@@ -301,6 +302,7 @@ def _resource(
         depends_on=tuple(dict.fromkeys(d for d in depends_on if isinstance(d, str))),
         metadata=copy.deepcopy(dict(sections["metadata"])),
         deletion_policy=str(policy),
+        update_policy=copy.deepcopy(dict(sections["update_policy"])),
         condition=copy.deepcopy(condition),
     )
 

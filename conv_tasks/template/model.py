@@ -59,6 +59,7 @@ class ResourceSnippet:
     depends_on: tuple[str, ...] = ()
     metadata: Mapping[str, Any] = field(default_factory=dict)
     deletion_policy: str = "Delete"
+    update_policy: Mapping[str, Any] = field(default_factory=dict)
     # None, a condition name, a boolean or a condition function (2016-10-14 on).
     condition: Any = None
 
@@ -106,6 +107,26 @@ class Template:
             if isinstance(ref, GetAttr) and ref.resource in needed:
                 needed[ref.resource].add(ALL_ATTRIBUTES if ref.attribute is None else ref.attribute)
         return {name: frozenset(attributes) for name, attributes in needed.items()}
+
+    def attribute_references(self) -> dict[str, tuple[tuple[str, tuple[Any, ...]], ...]]:
+        """Resource name -> every get_attr of it in resources and outputs, as (attribute,
+        path); path items that are functions are left out with everything after them.
+        get_attr [resource] (no attribute) names nothing a group must read from its members,
+        so it is not among them."""
+        found: dict[str, list[tuple[str, tuple[Any, ...]]]] = {}
+        calls = [ref for snippet in self.resources.values() for ref in snippet.references()]
+        for output in self.outputs.values():
+            calls.extend(references(output.value))
+        for ref in calls:
+            if not isinstance(ref, GetAttr) or ref.attribute is None:
+                continue
+            path: list[Any] = []
+            for item in ref.path:
+                if not isinstance(item, str | int):
+                    break
+                path.append(item)
+            found.setdefault(ref.resource, []).append((ref.attribute, tuple(path)))
+        return {name: tuple(dict.fromkeys(items)) for name, items in found.items()}
 
     def hidden_parameters(self) -> frozenset[str]:
         return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
@@ -171,6 +192,7 @@ class ResolvedResource:
     metadata: dict[str, Any]
     deletion_policy: str
     definition_hash: str
+    update_policy: dict[str, Any] = field(default_factory=dict)
 
 
 def reads_secret_attribute(args: Any, secret: frozenset[str]) -> bool:

@@ -18,10 +18,16 @@ from conv_tasks.template.evaluate import Evaluator
 from conv_tasks.template.model import ResolvedResource, ResourceData, Template
 
 
-def definition_hash(type_name: str, properties: Any, metadata: Any) -> str:
-    """sha256 of the canonical JSON of what a resource should be (not how it is deleted)."""
+def definition_hash(
+    type_name: str, properties: Any, metadata: Any, update_policy: Any = None
+) -> str:
+    """sha256 of the canonical JSON of what a resource should be (not how it is deleted).
+    An update_policy counts only when given, so that hashes stored before it existed hold."""
+    definition = {"type": type_name, "properties": properties, "metadata": metadata}
+    if update_policy:
+        definition["update_policy"] = update_policy
     canonical = json.dumps(
-        {"type": type_name, "properties": properties, "metadata": metadata},
+        definition,
         sort_keys=True,
         separators=(",", ":"),
         default=str,
@@ -43,13 +49,15 @@ def resolve_resource(
     evaluator = _evaluator(template, parameters, inputs)
     properties = evaluator.evaluate(snippet.properties, join_path(path, "properties"))
     metadata = evaluator.evaluate(snippet.metadata, join_path(path, "metadata"))
+    update_policy = evaluator.evaluate(snippet.update_policy, join_path(path, "update_policy"))
     if evaluator.problems:
         raise TemplateError(evaluator.problems)
     # Parameter values and attributes are put in by reference; the result must not share them.
     properties = copy.deepcopy(properties)
     metadata = copy.deepcopy(metadata)
+    update_policy = copy.deepcopy(update_policy)
     try:
-        digest = definition_hash(snippet.type, properties, metadata)
+        digest = definition_hash(snippet.type, properties, metadata, update_policy)
     except (TypeError, ValueError, RecursionError) as exc:
         # Only data handed in by other resources can do this (say, a mapping with
         # both integer and string keys); the template itself is plain JSON.
@@ -62,6 +70,7 @@ def resolve_resource(
         metadata=metadata,
         deletion_policy=snippet.deletion_policy,
         definition_hash=digest,
+        update_policy=update_policy,
     )
 
 

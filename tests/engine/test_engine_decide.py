@@ -60,7 +60,9 @@ def run(
     definition_hash: str = NEW_HASH,
     properties: Mapping[str, Any] | None = None,
     needs_replacement: Any = never,
+    substitutes: Any = None,
 ) -> Decision:
+    extra = {} if substitutes is None else {"substitutes": substitutes}
     return decide(
         head,
         [head, *others],
@@ -68,6 +70,7 @@ def run(
         definition_hash=definition_hash,
         properties={"value": "new"} if properties is None else properties,
         needs_replacement=needs_replacement,
+        **extra,
     )
 
 
@@ -249,3 +252,60 @@ def test_a_version_with_the_head_id_is_never_reinstated() -> None:
     decision = run(head, (same_row,))
     assert decision.verdict == Verdict.UPDATE
     assert decision.version is head
+
+
+# ---------------------------------------------------------------- substitution (seed 004)
+
+OLD_TYPE = "OS::Heat::TestResourceOld"
+
+
+def substitute_of_old(old_type: str, new_type: str) -> bool:
+    return (old_type, new_type) == (OLD_TYPE, TYPE)
+
+
+def test_type_change_to_the_substitute_updates_in_place() -> None:
+    head = view(type=OLD_TYPE)
+    decision = run(head, substitutes=substitute_of_old)
+    assert decision == Decision(Verdict.UPDATE, head)
+
+
+def test_type_change_back_from_the_substitute_replaces() -> None:
+    # The substitute is not the old type's substitute: the relation goes one way only.
+    head = view(type=TYPE)
+    decision = run(head, type_name=OLD_TYPE, substitutes=substitute_of_old)
+    assert decision.verdict == Verdict.REPLACE
+    assert decision.reason == f"type changed from {TYPE} to {OLD_TYPE}"
+
+
+def test_substitution_still_replaces_for_a_property_that_cannot_change() -> None:
+    head = view(type=OLD_TYPE)
+    decision = run(head, substitutes=substitute_of_old, needs_replacement=always)
+    assert decision.verdict == Verdict.REPLACE
+
+
+def test_substitutes_is_not_asked_when_the_type_is_the_same() -> None:
+    def boom(old_type: str, new_type: str) -> bool:
+        raise AssertionError("asked")
+
+    assert run(view(), substitutes=boom).verdict == Verdict.UPDATE
+
+
+# ---------------------------------------------------------------- health (CHECK_*)
+
+
+def test_check_failed_head_is_replaced_with_its_reason() -> None:
+    head = view(action=Action.CHECK, status=Status.FAILED, status_reason="disk gone")
+    decision = run(head, definition_hash=OLD_HASH)
+    assert decision == Decision(Verdict.REPLACE, head, "the resource is unhealthy: disk gone")
+
+
+def test_check_failed_head_is_replaced_even_when_an_old_version_matches() -> None:
+    head = view(action=Action.CHECK, status=Status.FAILED)
+    older = view(id=0, version=0, definition_hash=NEW_HASH)
+    assert run(head, (older,)).verdict == Verdict.REPLACE
+
+
+def test_check_complete_head_behaves_as_complete() -> None:
+    head = view(action=Action.CHECK, status=Status.COMPLETE)
+    assert run(head, definition_hash=OLD_HASH).verdict == Verdict.NOOP
+    assert run(head).verdict == Verdict.UPDATE

@@ -27,6 +27,13 @@ def test_update_node_shows_the_current_version() -> None:
     )
 
 
+def test_check_node_shows_the_current_version() -> None:
+    # Not what an older version left (a clean-up node would show that failure).
+    rows = [row("a", 1, "CREATE", "FAILED", replaced_by=2), row("a", 2, "CHECK", "COMPLETE")]
+    assert _status(NodeKey(Phase.CHECK, "a"), rows, set()) == "CHECK_COMPLETE"
+    assert _status(NodeKey(Phase.CHECK, "b"), rows, set()) == NOT_STARTED
+
+
 def test_cleanup_node_shows_what_is_left_to_remove() -> None:
     rows = [row("a", 1, "CREATE", "COMPLETE", replaced_by=2), row("a", 2, "CREATE", "COMPLETE")]
     assert _status(NodeKey(Phase.CLEANUP, "a"), rows, {"a"}) == "CREATE_COMPLETE"

@@ -55,6 +55,8 @@ WRITE_TASKS = (
     "conv_tasks.stack.rollback",
     "conv_tasks.stack.cancel_update",
     "conv_tasks.resource.signal",
+    "conv_tasks.stack.check",
+    "conv_tasks.resource.mark_unhealthy",
 )
 # A refusal's error code, by who refused: the payload checks, the template and parameter
 # checks, or the engine (no such stack or resource, a stack in the wrong state).
@@ -101,8 +103,10 @@ def problems_of(result: object) -> list[dict[str, str]]:
 
 
 def names_field(problems: Iterable[Mapping[str, str]], field: str) -> bool:
-    """Whether a problem's path is the field or inside it."""
-    return any(p["path"] == field or p["path"].startswith(f"{field}.") for p in problems)
+    """Whether a problem's path is the field or inside it (`field.key`, `field[3]`)."""
+    return any(
+        p["path"] == field or p["path"].startswith((f"{field}.", f"{field}[")) for p in problems
+    )
 
 
 def peak_rss_of_tree(root: int) -> int:

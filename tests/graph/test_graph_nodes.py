@@ -19,6 +19,7 @@ from conv_tasks.graph.nodes import sort_key
         NodeKey(Phase.UPDATE, "a:b:c"),
         NodeKey(Phase.CLEANUP, ":"),
         NodeKey(Phase.UPDATE, "update:x"),
+        NodeKey(Phase.CHECK, "web"),
     ],
 )
 def test_round_trip(key: NodeKey) -> None:
@@ -28,6 +29,7 @@ def test_round_trip(key: NodeKey) -> None:
 def test_str_format() -> None:
     assert str(NodeKey(Phase.UPDATE, "web")) == "update:web"
     assert str(NodeKey(Phase.CLEANUP, "db:1")) == "cleanup:db:1"
+    assert str(NodeKey(Phase.CHECK, "db")) == "check:db"
 
 
 @pytest.mark.parametrize(

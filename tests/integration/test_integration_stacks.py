@@ -399,7 +399,9 @@ def test_values_transformed_from_hidden_parameters_are_masked_whole(client: Clie
         + repr(outputs)
         + repr(client.events(stack_id))
         + repr(client.resources(stack_id))
+        + repr(client.resource(stack_id, "a"))  # a str_replace of the secret: masked whole
     )
+    assert client.resource(stack_id, "a")["properties"]["value"] == "******"
     for leak in ("tok-SECRET-123", "tok SECRET 123", "SECRET"):
         assert leak not in text
     reasons = [e["reason"] for e in client.events(stack_id) if e["resource_name"] == "b"]

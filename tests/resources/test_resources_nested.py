@@ -53,6 +53,12 @@ class FakeChildren:
         self.calls.append(("made_for", token))
         return None
 
+    def template(self, child_id: str) -> dict[str, Any]:
+        return {}
+
+    def failed_resources(self, child_id: str) -> frozenset[str]:
+        return frozenset()
+
 
 def _ctx(children: ChildStacks | None, **over: Any) -> ActionContext:
     base: dict[str, Any] = dict(

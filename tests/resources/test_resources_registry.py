@@ -28,6 +28,7 @@ from conv_tasks.resources.builtin import BUILTIN_TYPES
 BUILTIN_NAMES = [
     "OS::Heat::None",
     "OS::Heat::RandomString",
+    "OS::Heat::ResourceGroup",
     "OS::Heat::SoftwareConfig",
     "OS::Heat::SoftwareDeployment",
     "OS::Heat::Stack",
@@ -216,3 +217,11 @@ def test_a_plugin_cannot_take_a_builtin_name() -> None:
 
     with pytest.raises(InvalidInput, match="already registered"):
         build_registry([FakeEntryPoint("OS::Heat::None", Impostor)])
+
+
+def test_substitutes_follows_substitute_class_one_way_only() -> None:
+    registry = default_registry()
+    assert registry.substitutes("OS::Heat::TestResourceOld", "OS::Heat::TestResource")
+    assert not registry.substitutes("OS::Heat::TestResource", "OS::Heat::TestResourceOld")
+    assert not registry.substitutes("OS::Heat::TestResourceOld", "OS::Heat::None")
+    assert not registry.substitutes("OS::Heat::Gone", "OS::Heat::TestResource")

@@ -173,6 +173,19 @@ def test_check_finds_missing_objects(sandbox: MemorySandbox) -> None:
         plugin.check(check)
 
 
+def test_check_finds_objects_that_no_longer_match(sandbox: MemorySandbox) -> None:
+    plugin = TestResource()
+    props = {"value": "kept"}
+    created = plugin.create(make_ctx(TestResource, sandbox, properties=props))
+    check = make_ctx(
+        TestResource, sandbox, action="CHECK", properties=props, physical_id=created.physical_id
+    )
+    assert plugin.check(check).done
+    sandbox.update(created.physical_id or "", {"value": "changed behind its back"})
+    with pytest.raises(ResourceFailure, match="holds another value"):
+        plugin.check(check)
+
+
 def test_attributes_and_reference(sandbox: MemorySandbox) -> None:
     ctx = make_ctx(TestResource, sandbox, properties={"value": "out"}, physical_id="p-9")
     plugin = TestResource()

@@ -137,7 +137,7 @@ resources:
     type: T
     properties: [1]
     deletion_policy: Snapshot
-    update_policy: {}
+    creation_policy: {}
   b:
     properties: {}
   c:
@@ -151,8 +151,8 @@ outputs:
         "parameters, parameter_groups, resources, outputs, conditions",
         "description: must be a string",
         "parameters.p.type: must be one of string, number, boolean, json, comma_delimited_list",
-        "resources.a.update_policy: unknown key; expected one of type, properties, depends_on, "
-        "metadata, deletion_policy, description, condition",
+        "resources.a.creation_policy: unknown key; expected one of type, properties, "
+        "depends_on, metadata, deletion_policy, update_policy, description, condition",
         "resources.a.properties: must be a mapping",
         "resources.a.deletion_policy: must be Delete or Retain",
         "resources.b.type: is required",

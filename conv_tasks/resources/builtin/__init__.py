@@ -9,6 +9,7 @@ from conv_tasks.resources.builtin.dummy import DummyResource
 from conv_tasks.resources.builtin.heat_stack import HeatStackResource
 from conv_tasks.resources.builtin.none import NoneResource
 from conv_tasks.resources.builtin.random_string import RandomStringResource
+from conv_tasks.resources.builtin.resource_group import ResourceGroup
 from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
 from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentResource
 from conv_tasks.resources.builtin.test_resource import TestResource
@@ -28,6 +29,7 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     SoftwareConfigResource,
     SoftwareDeploymentResource,
     HeatStackResource,
+    ResourceGroup,
     WaitConditionHandleResource,
     WaitConditionResource,
 )
@@ -38,6 +40,7 @@ __all__ = [
     "HeatStackResource",
     "NoneResource",
     "RandomStringResource",
+    "ResourceGroup",
     "SoftwareConfigResource",
     "SoftwareDeploymentResource",
     "TestResource",

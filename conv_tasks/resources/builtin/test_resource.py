@@ -131,9 +131,19 @@ class TestResource(ResourceType):
     def check(self, ctx: ActionContext) -> Progress:
         if ctx.properties.get("fail"):
             raise self._failure(ctx, "check")
-        if ctx.physical_id is None or ctx.sandbox.get(ctx.physical_id) is None:
+        found = ctx.sandbox.get(ctx.physical_id) if ctx.physical_id is not None else None
+        if found is None:
             raise ResourceFailure(
                 f"Resource {ctx.resource_name}: sandbox object {ctx.physical_id} does not exist.",
+                resource=ctx.resource_name,
+                action=ctx.action,
+            )
+        # It must still hold what the last create or update gave it.
+        held = (found.get("properties") or {}).get("value")
+        if held != ctx.properties.get("value"):
+            raise ResourceFailure(
+                f"Resource {ctx.resource_name}: sandbox object {ctx.physical_id} holds "
+                "another value than its properties say.",
                 resource=ctx.resource_name,
                 action=ctx.action,
             )

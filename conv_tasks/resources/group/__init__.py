@@ -11,6 +11,7 @@ from __future__ import annotations
 from conv_tasks.resources.group.attributes import (
     GroupView,
     MemberData,
+    all_group_attributes,
     group_attribute,
     member_attributes_needed,
     reference_problem,
@@ -67,6 +68,7 @@ __all__ = [
     "RollingUpdate",
     "Rollout",
     "UpdatePolicy",
+    "all_group_attributes",
     "check_pause_fits",
     "child_template",
     "group_attribute",

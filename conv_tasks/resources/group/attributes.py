@@ -11,6 +11,8 @@ Heat's meaning of every name get_attr may give a group:
   member N's ATTR. N is a member's name, not a position: after a removal "resource.1" may
   not exist, and asking for it is an error.
 - any other name ATTR + path: the list of every member's ATTR (path applied to each).
+- no name at all (get_attr [group]): refs, refs_map and removed_rsrc_list together, the
+  attributes that need no member attribute named after them.
 
 A path that does not lead anywhere gives None (per member), as in Heat. Pure: the members'
 data is handed in; this module never asks a stack for it.
@@ -120,6 +122,12 @@ def group_attribute(view: GroupView, key: str, path: Sequence[PathItem] = ()) ->
             return found.ref
         return _attribute(found, path[0], path[1:])
     return [_attribute(_member(view, n), key, path) for n in view.names]
+
+
+def all_group_attributes(view: GroupView) -> dict[str, Any]:
+    """get_attr [group]: every attribute of the group that stands on its own ('attributes'
+    needs a member attribute's name, and resource.N a member's, so neither is in it)."""
+    return {key: group_attribute(view, key) for key in (s.REFS, s.REFS_MAP, s.REMOVED_RSRC_LIST)}
 
 
 def _member(view: GroupView, name: str) -> MemberData:

@@ -1,0 +1,129 @@
+"""ResourceGroup in-process with every node delivered twice, in shuffled order: one child
+stack, each member created once, a rolling update and a delete that converge all the same;
+and a create step run twice (a worker killed before recording its child) finds one child."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from typing import Any
+
+from integration_support import sandbox_objects, template
+from test_integration_nested_engine import DuplicatingDispatcher, _children, _stack_events
+
+from conv_tasks.engine import operations
+from conv_tasks.engine.child_stacks import EngineChildStacks
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.resources import ActionContext
+from conv_tasks.resources.builtin.resource_group import ResourceGroup
+
+
+def _parent(value: str) -> dict[str, Any]:
+    group = {
+        "type": "OS::Heat::ResourceGroup",
+        "properties": {
+            "count": 3,
+            "resource_def": {"type": "OS::Heat::TestResource", "properties": {"value": value}},
+        },
+        "update_policy": {"rolling_update": {"max_batch_size": 2}},
+    }
+    user = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": {"list_join": ["+", {"get_attr": ["group", "output"]}]}},
+    }
+    return template({"group": group, "user": user})
+
+
+def test_duplicated_deliveries_make_each_member_once(
+    database_url: str, redis_client: object
+) -> None:
+    dispatcher = DuplicatingDispatcher()
+    env = EngineEnv.default(dispatcher)
+    rng = random.Random(11)
+    tenant = f"grp-dup-{uuid.uuid4().hex[:6]}"
+    stack_id = operations.create_stack(
+        env, tenant=tenant, name="dup", template=_parent("a%index%"), parameters={}
+    )["stack_id"]
+    dispatcher.drain(env, rng)
+    events = _stack_events(stack_id)
+    assert events[-1] == (None, "CREATE", "COMPLETE"), events
+    assert events.count(("group", "CREATE", "COMPLETE")) == 1
+    [child] = _children(stack_id)
+    objects = sandbox_objects(child.id)
+    assert sorted(o.properties["value"] for o in objects) == ["a0", "a1", "a2"]
+    assert all(o.create_calls == 1 for o in objects)
+    assert [o.properties["value"] for o in sandbox_objects(stack_id)] == ["a0+a1+a2"]
+
+    operations.update_stack(
+        env, tenant=tenant, stack_ref=stack_id, template=_parent("b%index%"), parameters={}
+    )
+    dispatcher.drain(env, rng)
+    assert _stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE")
+    after = sandbox_objects(child.id)
+    assert sorted(o.properties["value"] for o in after) == ["b0", "b1", "b2"]
+    assert {o.id for o in after} == {o.id for o in objects}  # in place, none made twice
+    assert [o.properties["value"] for o in sandbox_objects(stack_id)] == ["b0+b1+b2"]
+
+    operations.delete_stack(env, tenant=tenant, stack_ref=stack_id)
+    dispatcher.drain(env, rng)
+    assert _stack_events(stack_id)[-1] == (None, "DELETE", "COMPLETE")
+    assert [c.deleted_at is not None for c in _children(stack_id)] == [True]
+    assert sandbox_objects(child.id) == []
+
+
+def test_a_group_create_step_run_twice_makes_one_child(
+    database_url: str, redis_client: object
+) -> None:
+    dispatcher = DuplicatingDispatcher(copies=1)
+    env = EngineEnv.default(dispatcher)
+    tenant = f"grp-twice-{uuid.uuid4().hex[:6]}"
+    parent_id = operations.create_stack(
+        env, tenant=tenant, name="host", template=template({}), parameters={}
+    )["stack_id"]
+    dispatcher.drain(env, random.Random(1))
+    now = time.time()
+    ctx = ActionContext(
+        stack_id=parent_id,
+        resource_name="group",
+        action="CREATE",
+        idempotency_token=f"{parent_id}:1:CREATE",
+        properties={
+            "count": 2,
+            "index_var": "%index%",
+            "resource_def": {
+                "type": "OS::Heat::TestResource",
+                "properties": {"value": "m%index%"},
+                "metadata": None,
+            },
+            "removal_policies": [],
+            "removal_policies_mode": "append",
+        },
+        old_properties=None,
+        physical_id=None,
+        data={},
+        started_at=now,
+        now=now,
+        sandbox=env.sandbox,
+        children=EngineChildStacks(env),
+        deadline=now + 600,
+        attribute_references=(("output", ()),),
+    )
+    plugin = ResourceGroup()
+    first = plugin.create(ctx)
+    second = plugin.create(ctx)
+    assert first.physical_id == second.physical_id and not first.done
+    assert first.data == second.data
+    [child] = _children(parent_id)
+    dispatcher.drain(env, random.Random(2))
+    polled = ActionContext(
+        **{**ctx.__dict__, "physical_id": first.physical_id, "data": first.data, "now": time.time()}
+    )
+    done = plugin.check_create(polled)
+    assert done.done
+    members = done.data["members"]
+    assert {name: m["attributes"]["output"] for name, m in members.items()} == {
+        "0": "m0",
+        "1": "m1",
+    }
+    assert sorted(o.properties["value"] for o in sandbox_objects(child.id)) == ["m0", "m1"]
