@@ -28,7 +28,7 @@ from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ResourceType
-from conv_tasks.template import ResourceData
+from conv_tasks.template import ResourceData, facade_of
 
 log = logging.getLogger(__name__)
 
@@ -75,10 +75,15 @@ def converge(run: NodeRun) -> Outcome:
     if verdict == Verdict.REINSTATE:
         return _reinstate(run, head, decision.version, claim, plugin, wanted, target)
     if verdict == Verdict.RESUME:
-        return _resume(run, head, claim, wanted)
+        return _resume(run, head, claim, wanted, prepared)
     if verdict == Verdict.CREATE:
         ctx = action_context(
-            run.env, run.task.stack_id, head, Action.CREATE, properties=prepared.properties
+            run.env,
+            run.task.stack_id,
+            head,
+            Action.CREATE,
+            properties=prepared.properties,
+            facade=facade_of(prepared.resolved),
         )
         started = datetime.fromtimestamp(ctx.started_at, UTC)
         deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
@@ -208,14 +213,23 @@ def _new_version(
         action,
         properties=prepared.properties,
         old_properties=head.properties if in_place else None,
+        facade=facade_of(prepared.resolved),
     )
     step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
     return _after_step(run, new, action, step, claim)
 
 
-def _resume(run: NodeRun, head: ResourceVersion, claim: Claim, wanted: frozenset[str]) -> Outcome:
-    """Carry on an action whose worker died: start its step again with the same token."""
-    return _step(run, head, claim, wanted, first=True)
+def _resume(
+    run: NodeRun,
+    head: ResourceVersion,
+    claim: Claim,
+    wanted: frozenset[str],
+    prepared: PreparedResource,
+) -> Outcome:
+    """Carry on an action whose worker died: start its step again with the same token (and
+    the facade of the definition the node converges to: a child stack started again reads
+    the same)."""
+    return _step(run, head, claim, wanted, first=True, facade=facade_of(prepared.resolved))
 
 
 def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
@@ -266,6 +280,7 @@ def _step(
     wanted: frozenset[str],
     *,
     first: bool,
+    facade: Mapping[str, Any] | None = None,
 ) -> Outcome:
     action = Action(version.action)
     old = next((v for v in claim.versions if v.id == version.replaces), None)
@@ -276,6 +291,7 @@ def _step(
         action,
         properties=version.properties,
         old_properties=old.properties if old is not None and action == Action.UPDATE else None,
+        facade=facade,
     )
     plugin = run.plugin(version)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)

@@ -206,8 +206,9 @@ def definition_weight(*texts: str) -> int:
 
 
 # What a stored template row holds, as JSON text: template, parameters and, since
-# migration 0006, environment and files (a loader may leave the last two out).
-StoredText = tuple[str, str] | tuple[str, str, str, str]
+# migration 0006, environment and files, and since 0010 the facade (None when the template
+# is not a nested stack's). A loader may leave the later ones out.
+StoredText = tuple[str, str] | tuple[str, str, str, str] | tuple[str, str, str, str, str | None]
 
 
 def _build_stored(
@@ -215,9 +216,14 @@ def _build_stored(
     parameters: Mapping[str, Any],
     environment: Mapping[str, Any] | None,
     files: Mapping[str, str] | None,
+    facade: Mapping[str, Any] | None = None,
 ) -> StackDefinition:
     return StackDefinition.build(
-        template, parameters, files=files, environment=stored_environment(environment)
+        template,
+        parameters,
+        files=files,
+        environment=stored_environment(environment),
+        facade=facade,
     )
 
 
@@ -229,6 +235,8 @@ class StoredRow(Protocol):
     parameters: dict[str, Any]
     environment: dict[str, Any]
     files: dict[str, Any]
+    # The parent resource's definition, for a nested stack's template (resource_facade).
+    facade: dict[str, Any] | None
 
 
 class Definitions:
@@ -257,11 +265,13 @@ class Definitions:
         loaded = load(template_id)
         if loaded is None:
             raise NotFound(f"Template {template_id} not found.")
-        documents = [json.loads(text) for text in loaded]
+        texts = [text for text in loaded if text is not None]  # a NULL facade: no parent
+        documents: list[Any] = [json.loads(text) for text in texts]
         template, parameters = documents[0], documents[1]
-        environment, files = (documents[2], documents[3]) if len(documents) == 4 else (None, None)
-        definition = _build_stored(template, parameters, environment, files)
-        self._cache.put(template_id, definition, definition_weight(*loaded))
+        environment, files = (documents[2], documents[3]) if len(documents) >= 4 else (None, None)
+        facade = documents[4] if len(documents) == 5 else None
+        definition = _build_stored(template, parameters, environment, files, facade)
+        self._cache.put(template_id, definition, definition_weight(*texts))
         return definition
 
     def remember(
@@ -272,6 +282,7 @@ class Definitions:
         parameters: Mapping[str, Any],
         environment: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> None:
         """Keep a definition just built for a template just stored."""
         weight = definition_weight(
@@ -279,6 +290,7 @@ class Definitions:
             json.dumps(parameters),
             json.dumps(environment or {}),
             json.dumps(files or {}),
+            json.dumps(facade),
         )
         self._cache.put(template_id, definition, weight)
 
@@ -289,19 +301,20 @@ class Definitions:
         parameters: Mapping[str, Any],
         environment: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> StackDefinition:
         """The definition of a stored template whose row the caller has already read
-        (pass its files: get_file reads them)."""
+        (pass its files: get_file reads them; and its facade: resource_facade reads it)."""
         found = self._cache.get(template_id)
         if found is not None:
             return found
-        definition = _build_stored(template, parameters, environment, files)
-        self.remember(template_id, definition, template, parameters, environment, files)
+        definition = _build_stored(template, parameters, environment, files, facade)
+        self.remember(template_id, definition, template, parameters, environment, files, facade)
         return definition
 
     def of_row(self, row: StoredRow) -> StackDefinition:
         """The definition of a raw_template row the caller has already read."""
-        return self.of(row.id, row.template, row.parameters, row.environment, row.files)
+        return self.of(row.id, row.template, row.parameters, row.environment, row.files, row.facade)
 
 
 _default: Definitions | None = None

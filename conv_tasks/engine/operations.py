@@ -80,9 +80,11 @@ def create_stack(
     environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     nesting: Nesting | None = None,
+    facade: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Start creating a stack. `nesting` makes it the child of a parent's resource (the
-    ChildStacks service passes it; users cannot)."""
+    """Start creating a stack. `nesting` makes it the child of a parent's resource, and
+    `facade` is that resource's definition for resource_facade (the ChildStacks service
+    passes them; users cannot)."""
     check_stack_name(name)
     if idempotency_key is not None:
         replayed = replay_create(tenant, name, idempotency_key)
@@ -90,12 +92,17 @@ def create_stack(
             return replayed
     inputs = request_inputs(environment, files)
     definition = StackDefinition.build(
-        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+        template,
+        parameters,
+        env.registry,
+        files=inputs.files,
+        environment=inputs.environment,
+        facade=facade,
     )
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
-            raw = _store_template(env, session, definition, dict(parameters), inputs)
+            raw = _store_template(env, session, definition, dict(parameters), inputs, facade)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -159,7 +166,10 @@ def update_stack(
     environment: EnvironmentSources | None = None,
     files: Mapping[str, Any] | None = None,
     via_parent: bool = False,
+    facade: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """Start updating a stack. A parent's resource updating its child (`via_parent`) gives
+    its definition now as `facade`; any other update keeps the one stored."""
     with session_scope() as session:
         stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
         if stack.action == Action.DELETE:
@@ -171,10 +181,17 @@ def update_stack(
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
         inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        if not via_parent:
+            facade = current.facade
         definition = StackDefinition.build(
-            source, values, env.registry, files=inputs.files, environment=inputs.environment
+            source,
+            values,
+            env.registry,
+            files=inputs.files,
+            environment=inputs.environment,
+            facade=facade,
         )
-        raw = _store_template(env, session, definition, values, inputs)
+        raw = _store_template(env, session, definition, values, inputs, facade)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
@@ -201,13 +218,18 @@ def _store_template(
     definition: StackDefinition,
     parameters: dict[str, Any],
     inputs: StackInputs,
+    facade: Mapping[str, Any] | None = None,
 ) -> RawTemplate:
-    """Store the template the definition was built from, and keep the definition cached."""
+    """Store the template the definition was built from (with the facade it read), and
+    keep the definition cached."""
     environment, files = inputs.stored()
+    stored_facade = None if facade is None else dict(facade)
     raw = template_repo.add_template(
-        session, dict(definition.template.raw), parameters, files, environment
+        session, dict(definition.template.raw), parameters, files, environment, stored_facade
     )
-    env.definitions.remember(raw.id, definition, raw.template, raw.parameters, environment, files)
+    env.definitions.remember(
+        raw.id, definition, raw.template, raw.parameters, environment, files, stored_facade
+    )
     return raw
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, ResourceFailure
@@ -59,9 +60,17 @@ class NestedStackResource(ResourceType):
         """What the child stack should be for these properties."""
         raise NotImplementedError
 
+    def _request(self, ctx: ActionContext) -> ChildRequest:
+        """child_request with this resource's own definition for the child's
+        resource_facade calls (a subclass that sets a facade keeps its own)."""
+        request = self.child_request(ctx)
+        if request.facade is None and ctx.facade is not None:
+            request = replace(request, facade=ctx.facade)
+        return request
+
     # ------------------------------------------------------------- create, update
     def create(self, ctx: ActionContext) -> Progress:
-        request = self.child_request(ctx)
+        request = self._request(ctx)
         try:
             child_id = _children(ctx).create(
                 parent_stack_id=ctx.stack_id,
@@ -81,7 +90,7 @@ class NestedStackResource(ResourceType):
     def update(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:  # its create failed before the child existed
             return self.create(ctx)
-        request = self.child_request(ctx)
+        request = self._request(ctx)
         try:
             _children(ctx).update(ctx.physical_id, request)
         except ConvTasksError as exc:

@@ -3,7 +3,8 @@
 The parent's metadata, deletion_policy and update_policy are put in place of the calls
 when the stack definition is built. A template that is not used as a nested stack or a
 provider has no parent, and calling resource_facade there is an error with its path.
-Pure: it must never change the template it is given.
+facade_of says what a resolved resource hands its child stack as that definition.
+Pure: it must never change the template (or the resource) it is given.
 """
 
 from __future__ import annotations
@@ -17,10 +18,21 @@ from typing import Any
 from conv_tasks.errors import Problem, TemplateError
 from conv_tasks.template.document import join_path
 from conv_tasks.template.functions import function_call, iter_calls
-from conv_tasks.template.model import Template
+from conv_tasks.template.model import ResolvedResource, Template
 
 # What a parent resource gives when its definition does not say.
 _DEFAULTS: dict[str, Any] = {"metadata": {}, "deletion_policy": "Delete", "update_policy": {}}
+
+
+def facade_of(resolved: ResolvedResource) -> dict[str, Any]:
+    """The definition a resource hands its child stack for resource_facade: its resolved
+    metadata, its deletion_policy and its resolved update_policy (empty while the template
+    loader does not keep one), as JSON-ready values."""
+    return {
+        "metadata": resolved.metadata,
+        "deletion_policy": resolved.deletion_policy,
+        "update_policy": getattr(resolved, "update_policy", None) or {},
+    }
 
 
 def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Template:
