@@ -339,7 +339,8 @@ class NodeStore:
         return {name: data or {} for name, data in rows}
 
     def template(self, template_id: int) -> tuple[str, str, str, str, str | None] | None:
-        """A stored template, its parameters, environment, files and facade (None when it
-        is not a nested stack's), as JSON text; None if it is gone."""
+        """A stored template, its parameters, environment, files and facade (JSON null, or
+        None for rows from before migration 0010, when it is not a nested stack's), as JSON
+        text; None if it is gone."""
         row = self._conn.execute(sql.TEMPLATE, {"id": template_id}).first()
         return None if row is None else (row[0], row[1], row[2], row[3], row[4])

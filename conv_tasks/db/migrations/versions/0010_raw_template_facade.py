@@ -3,7 +3,7 @@
 The metadata, deletion_policy and update_policy of the resource that owns a nested stack
 (OS::Heat::Stack, a provider template), resolved, as resource_facade reads them; stored
 with the child's template so that every process that builds its definition sees the same.
-NULL for a template that is not a nested stack's (and for rows from before).
+null for a template that is not a nested stack's (SQL NULL for rows from before).
 
 Revision ID: 0010
 Revises: 0006
