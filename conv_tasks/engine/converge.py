@@ -83,7 +83,7 @@ def converge(run: NodeRun) -> Outcome:
             head,
             Action.CREATE,
             properties=prepared.properties,
-            facade=facade_of(prepared.resolved),
+            facade=_facade(definition, prepared),
         )
         started = datetime.fromtimestamp(ctx.started_at, UTC)
         deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
@@ -99,6 +99,13 @@ def converge(run: NodeRun) -> Outcome:
         }
         return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
+
+
+def _facade(definition: StackDefinition, prepared: PreparedResource) -> dict[str, Any]:
+    """The resource's definition for a child stack's resource_facade, marked hidden when
+    the resource derives from hidden parameters (the child then hides what reads it)."""
+    name = prepared.resolved.name
+    return facade_of(prepared.resolved, hidden=name in definition.hidden_resources)
 
 
 def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
@@ -213,7 +220,7 @@ def _new_version(
         action,
         properties=prepared.properties,
         old_properties=head.properties if in_place else None,
-        facade=facade_of(prepared.resolved),
+        facade=_facade(run.definition(), prepared),
     )
     step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
     return _after_step(run, new, action, step, claim)
@@ -229,7 +236,7 @@ def _resume(
     """Carry on an action whose worker died: start its step again with the same token (and
     the facade of the definition the node converges to: a child stack started again reads
     the same)."""
-    return _step(run, head, claim, wanted, first=True, facade=facade_of(prepared.resolved))
+    return _step(run, head, claim, wanted, first=True, facade=_facade(run.definition(), prepared))
 
 
 def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:

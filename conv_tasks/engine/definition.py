@@ -28,6 +28,7 @@ from conv_tasks.template import (
     Template,
     apply_conditions,
     apply_facade,
+    facade_readers,
     load_template,
     resolve_outputs,
     resolve_resource,
@@ -74,6 +75,9 @@ class StackDefinition:
     files: Mapping[str, str] = field(default_factory=dict)
     # The resource types with this stack's provider templates added (None: it has none).
     types: Registry | None = None
+    # The resources that read a facade derived from the parent's hidden parameters: their
+    # properties hold those values where the calls were, so they are masked whole.
+    facade_readers: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -102,7 +106,10 @@ class StackDefinition:
         values = validate_parameters(
             template, parameter_values(template.parameters, parameters, environment)
         )
-        template = apply_facade(apply_conditions(template, values), facade)
+        template = apply_conditions(template, values)
+        # Before the calls are replaced: what reads a facade derived from hidden values.
+        tainted, tainted_outputs = facade_readers(template, facade)
+        template = apply_facade(template, facade)
         registry = registry or default_registry()
         types: Registry | None = None
         if mapped.providers:
@@ -120,7 +127,8 @@ class StackDefinition:
             for name, snippet in template.resources.items()
             if registry.get(snippet.type).secret_attributes
         }
-        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes)
+        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes, tainted)
+        hidden_outputs |= tainted_outputs
         return cls(
             template=template,
             parameters=values,
@@ -134,6 +142,7 @@ class StackDefinition:
             environment=environment,
             files=files,
             types=types,
+            facade_readers=tainted,
         )
 
     def prepare(

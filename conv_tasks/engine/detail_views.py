@@ -35,13 +35,17 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
     if name not in definition.hidden_resources:
         return frozenset()
     snippet = definition.template.resources.get(name)
-    if snippet is None:
+    if snippet is None or name in definition.facade_readers:
+        # A reader of a hidden facade: the values are in place of the calls, so which
+        # property holds them is not known any more.
         return None
     hidden = definition.template.hidden_parameters()
     masked = set()
     for key, value in snippet.properties.items():
         for function, args in iter_calls(value):
             target = args[0] if isinstance(args, list) and args else args
+            if not isinstance(target, str):
+                continue  # a function whose arguments are a mapping (str_replace) names none
             secret = definition.secret_attributes.get(target, frozenset())
             if (
                 (function == "get_param" and target in hidden)

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition import Definitions
+from conv_tasks.engine.definition import Definitions, StackDefinition
+from conv_tasks.engine.redact import MASK
 from conv_tasks.errors import TemplateError
+from conv_tasks.template import ResourceData
 
 CHILD = {
     "heat_template_version": "2018-08-31",
@@ -71,3 +73,41 @@ def test_the_facade_counts_in_the_cached_weight() -> None:
     small.of(1, CHILD, {}, facade=FACADE)
     large.of(1, CHILD, {}, facade={**FACADE, "metadata": {"blob": "x" * 10_000}})
     assert large.used > small.used
+
+
+READERS = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        "v": {
+            "type": "OS::Heat::Value",
+            "properties": {"value": {"resource_facade": "metadata"}, "type": "json"},
+        },
+        "after": {
+            "type": "OS::Heat::Value",
+            "properties": {"value": {"get_attr": ["v", "value"]}, "type": "json"},
+        },
+        "apart": {"type": "OS::Heat::Value", "properties": {"value": "plain"}},
+    },
+    "outputs": {
+        "direct": {"value": {"resource_facade": "metadata"}},
+        "through": {"value": {"get_attr": ["after", "value"]}},
+        "plain": {"value": {"get_attr": ["apart", "value"]}},
+    },
+}
+
+
+def test_a_hidden_facade_hides_what_reads_it() -> None:
+    secret = {"metadata": {"password": "s3cret"}, "hidden": True}
+    built = StackDefinition.build(READERS, {}, facade=secret)
+    assert built.hidden_resources == {"v", "after"}
+    assert built.hidden_outputs == {"direct", "through"}
+    inputs = {
+        "after": ResourceData(None, {"value": {"password": "s3cret"}}),
+        "apart": ResourceData(None, {"value": "plain"}),
+    }
+    shown = {name: out["value"] for name, out in built.shown_outputs(inputs).items()}
+    assert shown == {"direct": MASK, "through": MASK, "plain": "plain"}
+    assert "s3cret" not in built.reason("v", "failed with s3cret")
+    # The same values from a parent that is not hidden are shown.
+    plain = StackDefinition.build(READERS, {}, facade={"metadata": {"password": "s3cret"}})
+    assert plain.hidden_resources == frozenset() and plain.hidden_outputs == frozenset()

@@ -180,3 +180,49 @@ def test_resource_facade_in_a_top_level_stack_is_refused_by_path(client: Client)
         refused.value
     )
     assert client.list() == []
+
+
+def test_a_facade_derived_from_hidden_parameters_is_hidden_in_the_child(client: Client) -> None:
+    parent = template(
+        {
+            "box": {
+                "type": "My::FacadeBox",
+                "properties": {"value": "v"},
+                "metadata": {
+                    "conn": {
+                        "str_replace": {"template": "pw=P", "params": {"P": {"get_param": "pw"}}}
+                    }
+                },
+            },
+            # str_replace's arguments are a mapping: resource show must still mask this.
+            "also": test_resource(
+                {"str_replace": {"template": "pw=P", "params": {"P": {"get_param": "pw"}}}}
+            ),
+        },
+        parameters={"pw": {"type": "string", "hidden": True}},
+        outputs={"meta": {"value": {"get_attr": ["box", "meta"]}}},
+    )
+    stack_id = client.create(
+        "hidden-facade", parent, {"pw": "s3cret-pw"}, environment=[ENV], files=FILES
+    )["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    # The child works with the real value...
+    [a] = sandbox_objects(child.id)
+    assert "pw=s3cret-pw" in a.properties["value"]
+    # ...and shows none of it: its outputs and resources that read the facade are masked.
+    shown = json.dumps(
+        [
+            client.outputs(child.id),
+            client.resource(child.id, "a"),
+            client.resource(child.id, "meta"),
+            client.outputs(stack_id),
+            client.events(stack_id, nested_depth=1),
+            client.resource(stack_id, "also"),
+        ]
+    )
+    assert "s3cret" not in shown
+    assert client.outputs(child.id)["meta"]["value"] == "******"
+    assert client.resource(stack_id, "also")["properties"]["value"] == "******"
+    client.delete(stack_id)
+    assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from conv_tasks.template import ResolvedResource, facade_of, load_template, resolve_resource
+from conv_tasks.template import (
+    ResolvedResource,
+    facade_of,
+    facade_readers,
+    load_template,
+    resolve_resource,
+)
 
 
 def _resolved(**resource: object) -> ResolvedResource:
@@ -39,3 +45,25 @@ def test_an_update_policy_is_handed_on_when_the_resource_has_one() -> None:
         metadata={}, deletion_policy="Delete", update_policy={"rolling_update": {"max": 1}}
     )
     assert facade_of(resolved)["update_policy"] == {"rolling_update": {"max": 1}}  # type: ignore[arg-type]
+
+
+def test_a_hidden_resource_marks_its_facade_and_its_readers_are_found() -> None:
+    resolved = _resolved(metadata={"role": {"get_param": "role"}})
+    facade = facade_of(resolved, hidden=True)
+    assert facade["hidden"] is True and facade["metadata"] == {"role": "web"}
+    child = load_template(
+        {
+            "heat_template_version": "2018-08-31",
+            "resources": {
+                "reads": {"type": "T", "metadata": {"m": {"resource_facade": "metadata"}}},
+                "not": {"type": "T", "properties": {"p": 1}},
+            },
+            "outputs": {
+                "o": {"value": {"resource_facade": "deletion_policy"}},
+                "n": {"value": 1},
+            },
+        }
+    )
+    assert facade_readers(child, facade) == ({"reads"}, {"o"})
+    assert facade_readers(child, facade_of(resolved)) == (frozenset(), frozenset())
+    assert facade_readers(child, None) == (frozenset(), frozenset())
