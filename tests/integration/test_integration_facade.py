@@ -143,6 +143,32 @@ def test_a_provider_template_reads_its_parent_resource_through_resource_facade(
     assert sandbox_objects(child.id) == []
 
 
+def test_a_failed_update_rolls_the_child_back_to_the_old_facade(client: Client) -> None:
+    parent = _parent()
+    parent["parameters"]["fail"] = {"type": "boolean", "default": False}
+    parent["resources"]["breaker"] = {
+        **test_resource("b", fail={"get_param": "fail"}),
+        "depends_on": "box",
+    }
+    stack_id = client.create("facade-rb", parent, {"role": "web"}, environment=[ENV], files=FILES)[
+        "stack_id"
+    ]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child = _child(stack_id)
+    [a] = sandbox_objects(child.id)
+    # The box (and its child) update to the new metadata, then the breaker fails.
+    client.update(stack_id, None, {"role": "db", "fail": True})
+    final = client.wait(stack_id, timeout=60)
+    assert final["status"] == "ROLLBACK_COMPLETE", final
+    events = client.events(child.id)
+    updated = [e for e in events if e["resource_name"] == "a" and e["status"] == "UPDATE_COMPLETE"]
+    assert len(updated) == 2, events  # to the new metadata, then back
+    [a_back] = sandbox_objects(child.id)
+    assert a_back.id == a.id and a_back.properties["value"] == a.properties["value"]
+    assert _stored_facade(child.id)["metadata"] == {"role": "web", "size": 2}
+    assert client.outputs(stack_id)["meta"]["value"] == {"role": "web", "size": 2}
+
+
 def test_a_child_stack_of_os_heat_stack_reads_resource_facade(client: Client) -> None:
     child = template(
         {
