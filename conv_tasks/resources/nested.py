@@ -5,7 +5,8 @@ Each action starts an operation on the child through the ChildStacks service in 
 ActionContext, then reads the child's state on every poll (soon at first, less often as the
 wait grows); a step never waits. The child's failure becomes the resource's, naming the
 child. A subclass says only what the child should be (child_request) and how its outputs
-appear as attributes.
+appear as attributes; the base adds the resource's own definition (ctx.facade) to the
+request, for the child's resource_facade calls.
 """
 
 from __future__ import annotations
