@@ -48,6 +48,9 @@ class RawTemplate(Base):
     environment: Mapped[dict[str, Any]] = mapped_column(
         JsonB, nullable=False, default=dict, server_default=text("'{}'")
     )
+    # A nested stack's template: its parent resource's metadata, deletion_policy and
+    # update_policy, as resource_facade reads them (migration 0010). None: no parent.
+    facade: Mapped[dict[str, Any] | None] = mapped_column(JsonB, nullable=True)
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()
     )

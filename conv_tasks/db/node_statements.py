@@ -224,8 +224,10 @@ ORDER BY name, version DESC
 """
 )
 
+# A stored template as JSON text; its facade is null (or NULL) unless it is a nested
+# stack's.
 TEMPLATE = text(
-    "SELECT template::text, parameters::text, environment::text, files::text "
+    "SELECT template::text, parameters::text, environment::text, files::text, facade::text "
     "FROM raw_template WHERE id = :id"
 )
 

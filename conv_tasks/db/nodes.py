@@ -338,8 +338,9 @@ class NodeStore:
         ).all()
         return {name: data or {} for name, data in rows}
 
-    def template(self, template_id: int) -> tuple[str, str, str, str] | None:
-        """A stored template, its parameters, environment and files, as JSON text; None if
-        it is gone."""
+    def template(self, template_id: int) -> tuple[str, str, str, str, str | None] | None:
+        """A stored template, its parameters, environment, files and facade (JSON null, or
+        None for rows from before migration 0010, when it is not a nested stack's), as JSON
+        text; None if it is gone."""
         row = self._conn.execute(sql.TEMPLATE, {"id": template_id}).first()
-        return None if row is None else (row[0], row[1], row[2], row[3])
+        return None if row is None else (row[0], row[1], row[2], row[3], row[4])

@@ -18,9 +18,16 @@ def add_template(
     parameters: dict[str, Any],
     files: dict[str, Any] | None = None,
     environment: dict[str, Any] | None = None,
+    facade: dict[str, Any] | None = None,
 ) -> RawTemplate:
+    """Store a template; `facade` is its parent resource's definition when it is a nested
+    stack's (conv_tasks.template.facade), else None."""
     row = RawTemplate(
-        template=template, parameters=parameters, files=files or {}, environment=environment or {}
+        template=template,
+        parameters=parameters,
+        files=files or {},
+        environment=environment or {},
+        facade=facade,
     )
     session.add(row)
     session.flush()

@@ -44,9 +44,11 @@ def action_context(
     *,
     properties: Mapping[str, Any],
     old_properties: Mapping[str, Any] | None = None,
+    facade: Mapping[str, Any] | None = None,
 ) -> ActionContext:
     """What one step of `action` on `version` may use. The idempotency token names the
-    version and the action, so a step started again after a crash makes nothing twice."""
+    version and the action, so a step started again after a crash makes nothing twice.
+    `facade`: the resource's definition for a child stack (first steps of create, update)."""
     now = time.time()
     started = version.action_started_at.timestamp() if version.action_started_at else now
     return ActionContext(
@@ -65,6 +67,7 @@ def action_context(
         children=EngineChildStacks(env),
         deadline=version.action_deadline.timestamp() if version.action_deadline else None,
         wait_handles=env.wait_handles,
+        facade=facade,
     )
 
 

@@ -61,6 +61,7 @@ class EngineChildStacks:
             environment=environment,
             files=files,
             nesting=nesting,
+            facade=request.facade,
         )
         return str(result["stack_id"])
 
@@ -84,6 +85,7 @@ class EngineChildStacks:
             environment=environment,
             files=files,
             via_parent=True,
+            facade=request.facade,
         )
 
     def delete(self, child_id: str) -> None:

@@ -28,7 +28,7 @@ from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ActionContext, ResourceType
-from conv_tasks.template import ResourceData
+from conv_tasks.template import ResourceData, facade_of
 from conv_tasks.template.member_view import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
@@ -77,10 +77,15 @@ def converge(run: NodeRun) -> Outcome:
     if verdict == Verdict.REINSTATE:
         return _reinstate(run, head, decision.version, claim, plugin, wanted, target)
     if verdict == Verdict.RESUME:
-        return _resume(run, head, claim, wanted)
+        return _resume(run, head, claim, wanted, prepared)
     if verdict == Verdict.CREATE:
         ctx = action_context(
-            run.env, run.task.stack_id, head, Action.CREATE, properties=prepared.properties
+            run.env,
+            run.task.stack_id,
+            head,
+            Action.CREATE,
+            properties=prepared.properties,
+            facade=_facade(definition, prepared),
         )
         started = datetime.fromtimestamp(ctx.started_at, UTC)
         deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
@@ -108,6 +113,13 @@ def _starting(
     if not references and not policy:
         return ctx
     return replace(ctx, update_policy=policy, attribute_references=references)
+
+
+def _facade(definition: StackDefinition, prepared: PreparedResource) -> dict[str, Any]:
+    """The resource's definition for a child stack's resource_facade, marked hidden when
+    the resource derives from hidden parameters (the child then hides what reads it)."""
+    name = prepared.resolved.name
+    return facade_of(prepared.resolved, hidden=name in definition.hidden_resources)
 
 
 def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
@@ -222,15 +234,24 @@ def _new_version(
         action,
         properties=prepared.properties,
         old_properties=head.properties if in_place else None,
+        facade=_facade(run.definition(), prepared),
     )
     ctx = _starting(ctx, run.definition(), prepared)
     step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
     return _after_step(run, new, action, step, claim)
 
 
-def _resume(run: NodeRun, head: ResourceVersion, claim: Claim, wanted: frozenset[str]) -> Outcome:
-    """Carry on an action whose worker died: start its step again with the same token."""
-    return _step(run, head, claim, wanted, first=True)
+def _resume(
+    run: NodeRun,
+    head: ResourceVersion,
+    claim: Claim,
+    wanted: frozenset[str],
+    prepared: PreparedResource,
+) -> Outcome:
+    """Carry on an action whose worker died: start its step again with the same token (and
+    the facade of the definition the node converges to: a child stack started again reads
+    the same)."""
+    return _step(run, head, claim, wanted, first=True, facade=_facade(run.definition(), prepared))
 
 
 def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
@@ -281,6 +302,7 @@ def _step(
     wanted: frozenset[str],
     *,
     first: bool,
+    facade: Mapping[str, Any] | None = None,
 ) -> Outcome:
     action = Action(version.action)
     old = next((v for v in claim.versions if v.id == version.replaces), None)
@@ -291,6 +313,7 @@ def _step(
         action,
         properties=version.properties,
         old_properties=old.properties if old is not None and action == Action.UPDATE else None,
+        facade=facade,
     )
     plugin = run.plugin(version)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)

@@ -28,6 +28,7 @@ from conv_tasks.template import (
     Template,
     apply_conditions,
     apply_facade,
+    facade_readers,
     load_template,
     resolve_outputs,
     resolve_resource,
@@ -79,6 +80,9 @@ class StackDefinition:
     files: Mapping[str, str] = field(default_factory=dict)
     # The resource types with this stack's provider templates added (None: it has none).
     types: Registry | None = None
+    # The resources that read a facade derived from the parent's hidden parameters: their
+    # properties hold those values where the calls were, so they are masked whole.
+    facade_readers: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -107,7 +111,10 @@ class StackDefinition:
         values = validate_parameters(
             template, parameter_values(template.parameters, parameters, environment)
         )
-        template = apply_facade(apply_conditions(template, values), facade)
+        template = apply_conditions(template, values)
+        # Before the calls are replaced: what reads a facade derived from hidden values.
+        tainted, tainted_outputs = facade_readers(template, facade)
+        template = apply_facade(template, facade)
         registry = registry or default_registry()
         types: Registry | None = None
         if mapped.providers:
@@ -127,7 +134,8 @@ class StackDefinition:
             for name, snippet in template.resources.items()
             if registry.get(snippet.type).secret_attributes
         }
-        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes)
+        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes, tainted)
+        hidden_outputs |= tainted_outputs
         return cls(
             template=template,
             parameters=values,
@@ -142,6 +150,7 @@ class StackDefinition:
             environment=environment,
             files=files,
             types=types,
+            facade_readers=tainted,
         )
 
     def prepare(
@@ -221,8 +230,9 @@ def definition_weight(*texts: str) -> int:
 
 
 # What a stored template row holds, as JSON text: template, parameters and, since
-# migration 0006, environment and files (a loader may leave the last two out).
-StoredText = tuple[str, str] | tuple[str, str, str, str]
+# migration 0006, environment and files, and since 0010 the facade (None when the template
+# is not a nested stack's). A loader may leave the later ones out.
+StoredText = tuple[str, str] | tuple[str, str, str, str] | tuple[str, str, str, str, str | None]
 
 
 def _build_stored(
@@ -230,9 +240,14 @@ def _build_stored(
     parameters: Mapping[str, Any],
     environment: Mapping[str, Any] | None,
     files: Mapping[str, str] | None,
+    facade: Mapping[str, Any] | None = None,
 ) -> StackDefinition:
     return StackDefinition.build(
-        template, parameters, files=files, environment=stored_environment(environment)
+        template,
+        parameters,
+        files=files,
+        environment=stored_environment(environment),
+        facade=facade,
     )
 
 
@@ -244,6 +259,8 @@ class StoredRow(Protocol):
     parameters: dict[str, Any]
     environment: dict[str, Any]
     files: dict[str, Any]
+    # The parent resource's definition, for a nested stack's template (resource_facade).
+    facade: dict[str, Any] | None
 
 
 class Definitions:
@@ -272,11 +289,13 @@ class Definitions:
         loaded = load(template_id)
         if loaded is None:
             raise NotFound(f"Template {template_id} not found.")
-        documents = [json.loads(text) for text in loaded]
+        texts = [text for text in loaded if text is not None]  # a NULL facade: no parent
+        documents: list[Any] = [json.loads(text) for text in texts]
         template, parameters = documents[0], documents[1]
-        environment, files = (documents[2], documents[3]) if len(documents) == 4 else (None, None)
-        definition = _build_stored(template, parameters, environment, files)
-        self._cache.put(template_id, definition, definition_weight(*loaded))
+        environment, files = (documents[2], documents[3]) if len(documents) >= 4 else (None, None)
+        facade = documents[4] if len(documents) == 5 else None
+        definition = _build_stored(template, parameters, environment, files, facade)
+        self._cache.put(template_id, definition, definition_weight(*texts))
         return definition
 
     def remember(
@@ -287,6 +306,7 @@ class Definitions:
         parameters: Mapping[str, Any],
         environment: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> None:
         """Keep a definition just built for a template just stored."""
         weight = definition_weight(
@@ -294,6 +314,7 @@ class Definitions:
             json.dumps(parameters),
             json.dumps(environment or {}),
             json.dumps(files or {}),
+            json.dumps(facade),
         )
         self._cache.put(template_id, definition, weight)
 
@@ -304,19 +325,20 @@ class Definitions:
         parameters: Mapping[str, Any],
         environment: Mapping[str, Any] | None = None,
         files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
     ) -> StackDefinition:
         """The definition of a stored template whose row the caller has already read
-        (pass its files: get_file reads them)."""
+        (pass its files: get_file reads them; and its facade: resource_facade reads it)."""
         found = self._cache.get(template_id)
         if found is not None:
             return found
-        definition = _build_stored(template, parameters, environment, files)
-        self.remember(template_id, definition, template, parameters, environment, files)
+        definition = _build_stored(template, parameters, environment, files, facade)
+        self.remember(template_id, definition, template, parameters, environment, files, facade)
         return definition
 
     def of_row(self, row: StoredRow) -> StackDefinition:
         """The definition of a raw_template row the caller has already read."""
-        return self.of(row.id, row.template, row.parameters, row.environment, row.files)
+        return self.of(row.id, row.template, row.parameters, row.environment, row.files, row.facade)
 
 
 _default: Definitions | None = None

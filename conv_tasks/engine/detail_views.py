@@ -35,7 +35,9 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
     if name not in definition.hidden_resources:
         return frozenset()
     snippet = definition.template.resources.get(name)
-    if snippet is None:
+    if snippet is None or name in definition.facade_readers:
+        # A reader of a hidden facade: the values are in place of the calls, so which
+        # property holds them is not known any more.
         return None
     hidden = definition.template.hidden_parameters()
     masked = set()

@@ -83,9 +83,11 @@ def create_stack(
     files: Mapping[str, Any] | None = None,
     nesting: Nesting | None = None,
     tags: Sequence[str] | None = None,
+    facade: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Start creating a stack. `nesting` makes it the child of a parent's resource (the
-    ChildStacks service passes it; users cannot)."""
+    """Start creating a stack. `nesting` makes it the child of a parent's resource, and
+    `facade` is that resource's definition for resource_facade (the ChildStacks service
+    passes them; users cannot)."""
     check_stack_name(name)
     stack_tags = checked_tags(tags or [])
     if idempotency_key is not None:
@@ -94,12 +96,17 @@ def create_stack(
             return replayed
     inputs = request_inputs(environment, files)
     definition = StackDefinition.build(
-        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+        template,
+        parameters,
+        env.registry,
+        files=inputs.files,
+        environment=inputs.environment,
+        facade=facade,
     )
     stack_id = str(uuid.uuid4())
     try:
         with session_scope() as session:
-            raw = _store_template(env, session, definition, dict(parameters), inputs)
+            raw = _store_template(env, session, definition, dict(parameters), inputs, facade)
             stack = Stack(
                 id=stack_id,
                 name=name,
@@ -165,10 +172,13 @@ def update_stack(
     files: Mapping[str, Any] | None = None,
     via_parent: bool = False,
     tags: Sequence[str] | None = None,
+    facade: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
     not given, an update keeping the parameters or the template keeps them, and a full
-    update (a new template, parameters not kept) clears them."""
+    update (a new template, parameters not kept) clears them. A parent's resource updating
+    its child (`via_parent`) gives its definition now as `facade`; any other update keeps
+    the one stored."""
     new_tags = checked_tags(tags) if tags is not None else None
     with session_scope() as session:
         stack = _load_for_change(session, tenant, stack_ref, via_parent=via_parent)
@@ -181,10 +191,17 @@ def update_stack(
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
         inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        if not via_parent:
+            facade = current.facade
         definition = StackDefinition.build(
-            source, values, env.registry, files=inputs.files, environment=inputs.environment
+            source,
+            values,
+            env.registry,
+            files=inputs.files,
+            environment=inputs.environment,
+            facade=facade,
         )
-        raw = _store_template(env, session, definition, values, inputs)
+        raw = _store_template(env, session, definition, values, inputs, facade)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
         if timeout_mins is not None:
@@ -213,13 +230,18 @@ def _store_template(
     definition: StackDefinition,
     parameters: dict[str, Any],
     inputs: StackInputs,
+    facade: Mapping[str, Any] | None = None,
 ) -> RawTemplate:
-    """Store the template the definition was built from, and keep the definition cached."""
+    """Store the template the definition was built from (with the facade it read), and
+    keep the definition cached."""
     environment, files = inputs.stored()
+    stored_facade = None if facade is None else dict(facade)
     raw = template_repo.add_template(
-        session, dict(definition.template.raw), parameters, files, environment
+        session, dict(definition.template.raw), parameters, files, environment, stored_facade
     )
-    env.definitions.remember(raw.id, definition, raw.template, raw.parameters, environment, files)
+    env.definitions.remember(
+        raw.id, definition, raw.template, raw.parameters, environment, files, stored_facade
+    )
     return raw
 
 

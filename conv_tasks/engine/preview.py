@@ -90,7 +90,12 @@ def preview_stack(
         values = {**current.parameters, **parameters} if keep else dict(parameters)
         inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
         definition = StackDefinition.build(
-            source, values, env.registry, files=inputs.files, environment=inputs.environment
+            source,
+            values,
+            env.registry,
+            files=inputs.files,
+            environment=inputs.environment,
+            facade=current.facade,  # a user's update keeps it (engine.operations.update_stack)
         )
         old = stack_definition(session, stack)
         rows = resource_repo.versions(session, stack.id)

@@ -44,6 +44,9 @@ class ChildRequest:
     # The provider template file the child runs, if any: the child's environment does not
     # map types to it again (a template that provides a type it uses would nest forever).
     provider: str | None = None
+    # The parent resource's definition (metadata, deletion_policy, update_policy) that the
+    # child's resource_facade calls read; None: the child has no facade to read.
+    facade: Mapping[str, Any] | None = None
 
 
 @runtime_checkable

@@ -5,13 +5,15 @@ Each action starts an operation on the child through the ChildStacks service in 
 ActionContext, then reads the child's state on every poll (soon at first, less often as the
 wait grows); a step never waits. The child's failure becomes the resource's, naming the
 child. A subclass says only what the child should be (child_request) and how its outputs
-appear as attributes.
+appear as attributes; the base adds the resource's own definition (ctx.facade) to the
+request, for the child's resource_facade calls.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, ResourceFailure
@@ -59,9 +61,17 @@ class NestedStackResource(ResourceType):
         """What the child stack should be for these properties."""
         raise NotImplementedError
 
+    def _request(self, ctx: ActionContext) -> ChildRequest:
+        """child_request with this resource's own definition for the child's
+        resource_facade calls (a subclass that sets a facade keeps its own)."""
+        request = self.child_request(ctx)
+        if request.facade is None and ctx.facade is not None:
+            request = replace(request, facade=ctx.facade)
+        return request
+
     # ------------------------------------------------------------- create, update
     def create(self, ctx: ActionContext) -> Progress:
-        request = self.child_request(ctx)
+        request = self._request(ctx)
         try:
             child_id = _children(ctx).create(
                 parent_stack_id=ctx.stack_id,
@@ -81,7 +91,7 @@ class NestedStackResource(ResourceType):
     def update(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:  # its create failed before the child existed
             return self.create(ctx)
-        request = self.child_request(ctx)
+        request = self._request(ctx)
         try:
             _children(ctx).update(ctx.physical_id, request)
         except ConvTasksError as exc:

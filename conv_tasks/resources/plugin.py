@@ -91,6 +91,10 @@ class ActionContext:
     attribute_references: tuple[tuple[str, tuple[Any, ...]], ...] = ()
     # Where wait condition handles keep their signals (None where nothing provides one).
     wait_handles: WaitHandleStore | None = None
+    # The resource's own definition as a child stack reads it through resource_facade
+    # (resolved metadata, deletion_policy, update_policy): given on the first step of a
+    # create or update, None on polls and deletes.
+    facade: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

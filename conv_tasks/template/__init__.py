@@ -5,7 +5,7 @@ I/O or import from conv_tasks.db, conv_tasks.tasks or conv_tasks.resources.
 """
 
 from conv_tasks.template.conditional import apply_conditions
-from conv_tasks.template.facade import apply_facade
+from conv_tasks.template.facade import apply_facade, facade_of, facade_readers
 from conv_tasks.template.functions import FUNCTION_NAMES, contains_function
 from conv_tasks.template.loader import load_template
 from conv_tasks.template.model import (
@@ -38,6 +38,8 @@ __all__ = [
     "apply_facade",
     "contains_function",
     "definition_hash",
+    "facade_of",
+    "facade_readers",
     "load_template",
     "public_parameters",
     "resolve_outputs",

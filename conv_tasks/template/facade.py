@@ -3,7 +3,10 @@
 The parent's metadata, deletion_policy and update_policy are put in place of the calls
 when the stack definition is built. A template that is not used as a nested stack or a
 provider has no parent, and calling resource_facade there is an error with its path.
-Pure: it must never change the template it is given.
+facade_of says what a resolved resource hands its child stack as that definition; a
+facade marked hidden (the parent resource derives from hidden parameters) makes whatever
+reads it hidden in the child too (facade_readers).
+Pure: it must never change the template (or the resource) it is given.
 """
 
 from __future__ import annotations
@@ -17,10 +20,48 @@ from typing import Any
 from conv_tasks.errors import Problem, TemplateError
 from conv_tasks.template.document import join_path
 from conv_tasks.template.functions import function_call, iter_calls
-from conv_tasks.template.model import Template
+from conv_tasks.template.model import ResolvedResource, Template
 
 # What a parent resource gives when its definition does not say.
 _DEFAULTS: dict[str, Any] = {"metadata": {}, "deletion_policy": "Delete", "update_policy": {}}
+# The key of a facade that says its values derive from the parent's hidden parameters.
+HIDDEN = "hidden"
+
+
+def facade_of(resolved: ResolvedResource, *, hidden: bool = False) -> dict[str, Any]:
+    """The definition a resource hands its child stack for resource_facade: its resolved
+    metadata, its deletion_policy and its resolved update_policy (empty while the template
+    loader does not keep one), as JSON-ready values. `hidden`: the resource derives from
+    hidden parameters, so the child must treat these values as hidden too."""
+    facade = {
+        "metadata": resolved.metadata,
+        "deletion_policy": resolved.deletion_policy,
+        "update_policy": getattr(resolved, "update_policy", None) or {},
+    }
+    if hidden:
+        facade[HIDDEN] = True
+    return facade
+
+
+def facade_readers(
+    template: Template, facade: Mapping[str, Any] | None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """The resources and the outputs that call resource_facade, when `facade` is marked
+    hidden (else none): their values may hold the parent's hidden values. Call it before
+    apply_facade, which replaces the calls."""
+    if not facade or not facade.get(HIDDEN):
+        return frozenset(), frozenset()
+
+    def reads(value: Any) -> bool:
+        return any(name == "resource_facade" for name, _ in iter_calls(value))
+
+    resources = frozenset(
+        name
+        for name, snippet in template.resources.items()
+        if reads(snippet.properties) or reads(snippet.metadata)
+    )
+    outputs = frozenset(name for name, out in template.outputs.items() if reads(out.value))
+    return resources, outputs
 
 
 def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Template:

@@ -132,14 +132,18 @@ class Template:
         return frozenset(name for name, schema in self.parameters.items() if schema.hidden)
 
     def derived_from_hidden(
-        self, secret_attributes: Mapping[str, frozenset[str]] | None = None
+        self,
+        secret_attributes: Mapping[str, frozenset[str]] | None = None,
+        tainted: frozenset[str] = frozenset(),
     ) -> tuple[frozenset[str], frozenset[str]]:
         """The resources and the outputs whose values may derive from a hidden parameter:
         those that read one (get_param, anywhere in their arguments) or read an attribute
         of such a resource (get_attr), followed through the whole template. A value that
         a function made from a secret need not contain it, so these are masked whole.
         `secret_attributes` names, per resource, the attributes that are secrets themselves
-        (a wait condition handle's token): reading one counts as reading a hidden value."""
+        (a wait condition handle's token): reading one counts as reading a hidden value.
+        `tainted` names resources known to hold hidden values already (those that read a
+        parent's facade derived from the parent's hidden parameters)."""
         hidden = self.hidden_parameters()
         secrets = secret_attributes or {}
         resources: set[str] = set()
@@ -159,8 +163,9 @@ class Template:
                     return True
             return False
 
-        if not hidden and not any(secrets.values()):
+        if not hidden and not any(secrets.values()) and not tainted:
             return frozenset(), frozenset()
+        resources.update(tainted)
         changed = True
         while changed:  # each pass adds at least one resource, or stops
             changed = False

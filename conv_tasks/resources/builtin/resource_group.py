@@ -110,7 +110,7 @@ class ResourceGroup(NestedStackResource):
         self._check_pause(ctx, plan, s.BATCH_CREATE)
         rollout = Rollout.of(plan)
         attributes = member_attributes_needed(ctx.attribute_references)
-        request = self._request(
+        request = self._group_request(
             ctx, replay({}, rollout.batches[0], group_definer(group)), attributes
         )
         try:
@@ -172,7 +172,7 @@ class ResourceGroup(NestedStackResource):
         rollout = Rollout.of(plan)
         attributes = member_attributes_needed(ctx.attribute_references)
         current = dict(resources)
-        request = self._request(
+        request = self._group_request(
             ctx, replay(current, rollout.batches[0], group_definer(group)), attributes
         )
         try:
@@ -222,7 +222,7 @@ class ResourceGroup(NestedStackResource):
         resources = replay(current, rollout.batches[batch], group_definer(group))
         attributes = list(ctx.data.get(MEMBER_ATTRIBUTES) or ())
         try:
-            children.update(ctx.physical_id, self._request(ctx, resources, attributes))
+            children.update(ctx.physical_id, self._group_request(ctx, resources, attributes))
         except ConvTasksError as exc:
             raise self._failure(ctx, f"nested stack update refused: {exc}") from None
         data = {**ctx.data, ROLLOUT: rollout.applied(batch).to_data()}
@@ -278,7 +278,7 @@ class ResourceGroup(NestedStackResource):
         except InvalidInput as exc:
             raise self._failure(ctx, str(exc)) from None
 
-    def _request(
+    def _group_request(
         self,
         ctx: ActionContext,
         resources: tuple[tuple[str, Mapping[str, Any]], ...],
