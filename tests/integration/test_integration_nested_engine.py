@@ -166,14 +166,17 @@ resources:
 """
 
 
-def test_a_provider_template_registered_directly(database_url: str, redis_client: object) -> None:
+def test_a_provider_template_registered_directly(
+    database_url: str, redis_client: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
     type_name = f"Test::Provider{uuid.uuid4().hex[:8]}::Thing"
     cls = provider_template_type(type_name, PROVIDER, path="thing.yaml")
     assert cls.properties_schema is not None
     assert cls.properties_schema["size"].required and cls.properties_schema["size"].type == "number"
     assert not cls.properties_schema["label"].required
     assert set(cls.attributes_schema) == {"summary", "OS::stack_id"}
-    default_registry().register(cls)
+    # Registered for this test only: later tests in the process see the built-ins alone.
+    monkeypatch.setitem(default_registry()._types, type_name, cls)
 
     dispatcher = DuplicatingDispatcher(copies=1)
     env = EngineEnv.default(dispatcher)
