@@ -23,6 +23,7 @@ from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import operations
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.health import check_for_parent
 from conv_tasks.engine.inherited_secrets import with_inherited_secrets
 from conv_tasks.engine.nesting import child_stack_name, nesting_of_child
 from conv_tasks.engine.status import Action, Status
@@ -141,6 +142,10 @@ class EngineChildStacks:
                 Stack.deleted_at.is_(None),
             )
             return session.scalars(stmt).first()
+
+    def check(self, child_id: str, key: str) -> ChildStack:
+        check_for_parent(self._env, child_id, key)
+        return self.get(child_id)
 
     def get(self, child_id: str) -> ChildStack:
         with session_scope() as session:

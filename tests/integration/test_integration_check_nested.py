@@ -1,0 +1,137 @@
+"""Stack check reaches nested stacks and groups, with real workers (issue 10): a nested
+resource's check checks its child stack, and the child's failure is the resource's."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from integration_support import sandbox_objects, template, test_resource
+from sqlalchemy import select, update
+
+from conv_tasks.client import Client
+from conv_tasks.db.models import SandboxObject, Stack
+from conv_tasks.db.session import session_scope
+
+
+def _parent() -> dict[str, Any]:
+    child = template({"a": test_resource("in-child"), "b": test_resource("also")})
+    group_def = {"type": "OS::Heat::TestResource", "properties": {"value": "m-%index%"}}
+    return template(
+        {
+            "inner": {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}},
+            "group": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {"count": 2, "resource_def": group_def},
+            },
+            "plain": test_resource("top"),
+        }
+    )
+
+
+def _children(stack_id: str) -> dict[str, Stack]:
+    """parent resource name -> its live child stack."""
+    with session_scope() as session:
+        stmt = select(Stack).where(Stack.parent_stack_id == stack_id, Stack.deleted_at.is_(None))
+        return {str(child.parent_resource): child for child in session.scalars(stmt)}
+
+
+def _remove_behind_the_engines_back(object_id: str) -> None:
+    with session_scope() as session:
+        session.execute(
+            update(SandboxObject).where(SandboxObject.id == object_id).values(deleted=True)
+        )
+
+
+def _statuses(client: Client, stack_id: str) -> dict[str, str]:
+    return {r["name"]: r["status"] for r in client.resources(stack_id)}
+
+
+def _created(client: Client, name: str) -> str:
+    stack_id = str(client.create(name, _parent())["stack_id"])
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    return stack_id
+
+
+def test_check_of_a_healthy_parent_checks_its_nested_stack_and_group(client: Client) -> None:
+    stack_id = _created(client, "checked")
+    children = _children(stack_id)
+    assert set(children) == {"inner", "group"}
+
+    client.check(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "CHECK_COMPLETE"
+    assert _statuses(client, stack_id) == dict.fromkeys(
+        ("inner", "group", "plain"), "CHECK_COMPLETE"
+    )
+    for child in children.values():
+        # Each child was checked, once, by its own traversal; no parent guard refused it.
+        assert client.get(child.id)["status"] == "CHECK_COMPLETE"
+        assert set(_statuses(client, child.id).values()) == {"CHECK_COMPLETE"}
+        starts = [
+            e
+            for e in client.events(child.id)
+            if e["resource_name"] is None and e["status"] == "CHECK_IN_PROGRESS"
+        ]
+        assert len(starts) == 1, starts
+
+    # A second check of the parent checks the children again.
+    client.check(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "CHECK_COMPLETE"
+    for child in children.values():
+        starts = [
+            e
+            for e in client.events(child.id)
+            if e["resource_name"] is None and e["status"] == "CHECK_IN_PROGRESS"
+        ]
+        assert len(starts) == 2
+
+
+def test_a_broken_child_fails_the_parent_check_and_an_update_replaces_it(client: Client) -> None:
+    stack_id = _created(client, "sickparent")
+    children = _children(stack_id)
+    inner, group = children["inner"], children["group"]
+    [broken] = [o for o in sandbox_objects(inner.id) if o.properties["value"] == "in-child"]
+    [member] = [o for o in sandbox_objects(group.id) if o.properties["value"] == "m-1"]
+    _remove_behind_the_engines_back(broken.id)
+    _remove_behind_the_engines_back(member.id)
+
+    client.check(stack_id)
+    done = client.wait(stack_id, timeout=60)
+    assert done["status"] == "CHECK_FAILED", done
+    reason = done["status_reason"]
+    assert "inner: Resource inner: nested stack" in reason, reason
+    assert "CHECK_FAILED (resources: a)" in reason, reason
+    assert "group: Resource group: nested stack" in reason, reason
+    assert "CHECK_FAILED (resources: 1)" in reason, reason
+    assert "plain:" not in reason
+    assert _statuses(client, stack_id) == {
+        "inner": "CHECK_FAILED",
+        "group": "CHECK_FAILED",
+        "plain": "CHECK_COMPLETE",
+    }
+    assert client.get(inner.id)["status"] == "CHECK_FAILED"
+    assert _statuses(client, inner.id) == {"a": "CHECK_FAILED", "b": "CHECK_COMPLETE"}
+
+    client.update(stack_id, _parent())
+    assert client.wait(stack_id, timeout=90)["status"] == "UPDATE_COMPLETE"
+    client.check(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "CHECK_COMPLETE"
+    for name in ("inner", "group"):
+        child = _children(stack_id)[name]
+        values = sorted(o.properties["value"] for o in sandbox_objects(child.id))
+        assert values == (["also", "in-child"] if name == "inner" else ["m-0", "m-1"])
+    assert broken.id not in {o.id for o in sandbox_objects(_children(stack_id)["inner"].id)}
+
+
+def test_a_child_deleted_behind_the_engines_back_fails_the_check(client: Client) -> None:
+    stack_id = _created(client, "orphaned")
+    inner = _children(stack_id)["inner"]
+    with session_scope() as session:
+        session.execute(
+            update(Stack).where(Stack.id == inner.id).values(deleted_at=Stack.created_at)
+        )
+    client.check(stack_id)
+    done = client.wait(stack_id, timeout=60)
+    assert done["status"] == "CHECK_FAILED"
+    assert "inner: Resource inner: nested stack" in done["status_reason"]
+    assert "is gone" in done["status_reason"]
