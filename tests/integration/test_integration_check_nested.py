@@ -135,3 +135,68 @@ def test_a_child_deleted_behind_the_engines_back_fails_the_check(client: Client)
     assert done["status"] == "CHECK_FAILED"
     assert "inner: Resource inner: nested stack" in done["status_reason"]
     assert "is gone" in done["status_reason"]
+
+
+# ------------------------------------------------- secret attributes handed to children
+
+
+def test_a_handle_token_handed_to_a_nested_stack_and_a_group_stays_masked(
+    client: Client,
+) -> None:
+    child = template(
+        {"host": test_resource({"get_param": "token"})},
+        parameters={"token": {"type": "string"}},  # not hidden in the child's own template
+        outputs={"token": {"value": {"get_param": "token"}}},
+    )
+    member = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": {"get_attr": ["handle", "token"]}},
+    }
+    body = template(
+        {
+            "handle": {"type": "OS::Heat::WaitConditionHandle"},
+            "inner": {
+                "type": "OS::Heat::Stack",
+                "properties": {
+                    "template": json.dumps(child),
+                    "parameters": {"token": {"get_attr": ["handle", "token"]}},
+                },
+            },
+            "group": {
+                "type": "OS::Heat::ResourceGroup",
+                "properties": {"count": 1, "resource_def": member},
+            },
+        }
+    )
+    stack_id = client.create("tokens", body)["stack_id"]
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    children = _children(stack_id)
+    [host] = sandbox_objects(children["inner"].id)
+    token = host.properties["value"]
+    assert isinstance(token, str) and len(token) > 20  # the children really got it...
+    assert [o.properties["value"] for o in sandbox_objects(children["group"].id)] == [token]
+
+    def shown() -> list[Any]:
+        items: list[Any] = [client.events(stack_id), client.template(stack_id)]
+        for kid in _children(stack_id).values():
+            items += [
+                client.get(kid.id),
+                client.template(kid.id),
+                client.events(kid.id),
+                client.outputs(kid.id),
+                client.resources(kid.id),
+            ]
+            items += [client.resource(kid.id, r["name"]) for r in client.resources(kid.id)]
+        return items
+
+    for item in shown():  # ...and nothing shown of them has it
+        assert token not in json.dumps(item), item
+    assert client.outputs(children["inner"].id)["token"]["value"] == "******"
+
+    # A check and an update (the children's new templates inherit it again) keep it masked.
+    client.check(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "CHECK_COMPLETE"
+    client.update(stack_id, body)
+    assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
+    for item in shown():
+        assert token not in json.dumps(item), item
