@@ -4,6 +4,7 @@ resource's check checks its child stack, and the child's failure is the resource
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from integration_support import sandbox_objects, template, test_resource
@@ -200,3 +201,57 @@ def test_a_handle_token_handed_to_a_nested_stack_and_a_group_stays_masked(
     assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
     for item in shown():
         assert token not in json.dumps(item), item
+
+
+# ------------------------------------------------------- a check that is superseded
+
+
+def _slow_parent(value: str) -> dict[str, Any]:
+    slow = test_resource(value, action_wait_secs={"check": 4})
+    child = template({"a": slow})
+    return template(
+        {"inner": {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}}}
+    )
+
+
+def _wait_for_state(client: Client, stack_id: str, state: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if client.get(stack_id)["status"] == state:
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"stack {stack_id} never was {state}: {client.get(stack_id)}")
+
+
+def test_an_update_during_the_parent_check_takes_the_child_over(client: Client) -> None:
+    stack_id = str(client.create("slowcheck", _slow_parent("one"))["stack_id"])
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    inner = _children(stack_id)["inner"]
+    client.check(stack_id)
+    _wait_for_state(client, inner.id, "CHECK_IN_PROGRESS")
+
+    client.update(stack_id, _slow_parent("two"))
+    assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
+    # The child's update superseded its check: nothing of the check runs on.
+    assert client.get(inner.id)["status"] == "UPDATE_COMPLETE"
+    [obj] = sandbox_objects(inner.id)
+    assert obj.properties["value"] == "two"
+    time.sleep(5)  # past the check's wait: a check left running would have ended it
+    assert client.get(inner.id)["status"] == "UPDATE_COMPLETE"
+    assert client.get(stack_id)["status"] == "UPDATE_COMPLETE"
+
+
+def test_an_update_that_leaves_the_child_alone_lets_its_check_end(client: Client) -> None:
+    body = template({**_slow_parent("one")["resources"], "other": test_resource("x")})
+    stack_id = str(client.create("slowcheck2", body)["stack_id"])
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    inner = _children(stack_id)["inner"]
+    client.check(stack_id)
+    _wait_for_state(client, inner.id, "CHECK_IN_PROGRESS")
+
+    changed = template({**_slow_parent("one")["resources"], "other": test_resource("y")})
+    client.update(stack_id, changed)
+    assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
+    # The child's check was the parent's no more, yet it ends by itself.
+    assert client.wait(inner.id, timeout=30)["status"] == "CHECK_COMPLETE"
+    assert client.get(stack_id)["status"] == "UPDATE_COMPLETE"
