@@ -113,15 +113,41 @@ def test_a_broken_child_fails_the_parent_check_and_an_update_replaces_it(client:
     assert client.get(inner.id)["status"] == "CHECK_FAILED"
     assert _statuses(client, inner.id) == {"a": "CHECK_FAILED", "b": "CHECK_COMPLETE"}
 
+    # As Heat: the nested resources are updated in place, and each child's update replaces
+    # just its own CHECK_FAILED resource.
+    preview = {e["name"]: e for e in client.preview(stack_id, _parent())["resources"]}
+    assert preview["inner"]["action"] == "update", preview["inner"]
+    assert preview["group"]["action"] == "update", preview["group"]
+    before = {
+        c.id: {o.properties["value"]: o.id for o in sandbox_objects(c.id)}
+        for c in children.values()
+    }
     client.update(stack_id, _parent())
     assert client.wait(stack_id, timeout=90)["status"] == "UPDATE_COMPLETE"
+    assert {n: c.id for n, c in _children(stack_id).items()} == {
+        n: c.id for n, c in children.items()
+    }
+    after = {
+        c.id: {o.properties["value"]: o.id for o in sandbox_objects(c.id)}
+        for c in children.values()
+    }
+    assert after[inner.id]["in-child"] != broken.id  # replaced
+    assert after[inner.id]["also"] == before[inner.id]["also"]  # left alone
+    assert after[group.id]["m-1"] != member.id
+    assert after[group.id]["m-0"] == before[group.id]["m-0"]
     client.check(stack_id)
     assert client.wait(stack_id, timeout=60)["status"] == "CHECK_COMPLETE"
-    for name in ("inner", "group"):
-        child = _children(stack_id)[name]
-        values = sorted(o.properties["value"] for o in sandbox_objects(child.id))
-        assert values == (["also", "in-child"] if name == "inner" else ["m-0", "m-1"])
-    assert broken.id not in {o.id for o in sandbox_objects(_children(stack_id)["inner"].id)}
+
+
+def test_a_nested_resource_marked_unhealthy_is_replaced_whole(client: Client) -> None:
+    stack_id = _created(client, "markednested")
+    inner = _children(stack_id)["inner"]
+    client.mark_unhealthy(stack_id, "inner", "suspect")
+    [entry] = [e for e in client.preview(stack_id, _parent())["resources"] if e["name"] == "inner"]
+    assert entry["action"] == "replace"
+    client.update(stack_id, _parent())
+    assert client.wait(stack_id, timeout=90)["status"] == "UPDATE_COMPLETE"
+    assert _children(stack_id)["inner"].id != inner.id
 
 
 def test_a_child_deleted_behind_the_engines_back_fails_the_check(client: Client) -> None:
