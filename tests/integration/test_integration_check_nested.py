@@ -281,3 +281,27 @@ def test_an_update_that_leaves_the_child_alone_lets_its_check_end(client: Client
     # The child's check was the parent's no more, yet it ends by itself.
     assert client.wait(inner.id, timeout=30)["status"] == "CHECK_COMPLETE"
     assert client.get(stack_id)["status"] == "UPDATE_COMPLETE"
+
+
+def test_a_provider_template_resource_is_checked_through_its_child(client: Client) -> None:
+    provider = json.dumps(
+        template({"thing": test_resource("made")}, parameters={"x": {"type": "string"}})
+    )
+    body = template({"p": {"type": "My::Thing", "properties": {"x": "1"}}})
+    environment = [{"resource_registry": {"My::Thing": "thing.yaml"}}]
+    stack_id = client.create(
+        "provided", body, environment=environment, files={"thing.yaml": provider}
+    )["stack_id"]
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+    child = _children(stack_id)["p"]
+    client.check(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "CHECK_COMPLETE"
+    assert client.get(child.id)["status"] == "CHECK_COMPLETE"
+
+    [thing] = sandbox_objects(child.id)
+    _remove_behind_the_engines_back(thing.id)
+    client.check(stack_id)
+    done = client.wait(stack_id, timeout=60)
+    assert done["status"] == "CHECK_FAILED"
+    assert "p: Resource p: nested stack" in done["status_reason"]
+    assert "(resources: thing)" in done["status_reason"]
