@@ -14,6 +14,7 @@ the plugin again. This module never starts an operation and never acts on a reso
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion
 from conv_tasks.engine.actions import action_context, run_step
@@ -21,6 +22,7 @@ from conv_tasks.engine.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import NotFound
+from conv_tasks.resources import ActionContext
 
 
 def check_node(run: NodeRun) -> Outcome:
@@ -46,16 +48,18 @@ def check_node(run: NodeRun) -> Outcome:
         run.write(head, {}, [NodeEvent(Action.CHECK, Status.FAILED, unusable, head.physical_id)])
         return _hand_on_failure(run, unusable)
     try:
-        plugin = run.env.registry.get(head.type)()
+        plugin = run.plugin(head)  # a provider template's type too
     except NotFound as exc:
         reason = str(exc)
         run.write(head, {}, [NodeEvent(Action.CHECK, Status.FAILED, reason, head.physical_id)])
         return _hand_on_failure(run, reason)
-    ctx = action_context(run.env, run.task.stack_id, head, Action.CHECK, properties=head.properties)
+    ctx = _check_context(run, head, claim)
     step = run_step(plugin, ctx, first=True)
     if not step.done:
-        # A check is one question: one not answered yet is asked again later, holding nothing.
+        # A check is one question: one not answered yet is asked again later, holding nothing
+        # (a nested stack's child check goes on meanwhile: say the traversal still moves).
         run.write(head, {})
+        run.env.syncpoints.heartbeat(run.task.traversal, str(run.task.node))
         fresh = run.task.again(nonce=None, poll=False, attempt=0, recheck=False)
         run.env.dispatcher.node(fresh.to_payload(), countdown=step.poll_after)
         return Outcome.POLLING
@@ -76,6 +80,19 @@ def check_node(run: NodeRun) -> Outcome:
     if not run.write(head, fields, events).ok:
         return Outcome.LOST_LEASE
     return _hand_on(run, failed)
+
+
+def _check_context(run: NodeRun, head: ResourceVersion, claim: Claim) -> ActionContext:
+    """The check's context: its token names this check operation (its traversal), so that a
+    nested resource starts its child's check once however often it is asked; it started when
+    the stack's check did."""
+    ctx = action_context(run.env, run.task.stack_id, head, Action.CHECK, properties=head.properties)
+    started = claim.stack.started_at if claim.stack is not None else None
+    return replace(
+        ctx,
+        idempotency_token=f"{ctx.idempotency_token}:{run.task.traversal}",
+        started_at=started.timestamp() if started is not None else ctx.now,
+    )
 
 
 def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:

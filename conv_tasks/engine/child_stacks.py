@@ -11,6 +11,7 @@ This module must never be imported by resources/ (plugins see only the Protocol)
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import select
@@ -23,6 +24,7 @@ from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import operations
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.health import check_for_parent
 from conv_tasks.engine.inherited_secrets import with_inherited_secrets
 from conv_tasks.engine.nesting import child_stack_name, nesting_of_child
 from conv_tasks.engine.status import Action, Status
@@ -142,6 +144,10 @@ class EngineChildStacks:
             )
             return session.scalars(stmt).first()
 
+    def check(self, child_id: str, key: str) -> ChildStack:
+        check_for_parent(self._env, child_id, key)
+        return self.get(child_id)
+
     def get(self, child_id: str) -> ChildStack:
         with session_scope() as session:
             child = session.get(Stack, child_id)
@@ -194,13 +200,43 @@ def _inherited(
 
 
 def _hidden_values(env: EngineEnv, session: Session, stack: Stack | None) -> list[Any]:
-    """The values of the stack's hidden parameters (its inherited ones included)."""
+    """The values of the stack's hidden parameters (its inherited ones included) and of its
+    resources' secret attributes (a wait condition handle's token, handed to a child through
+    get_attr, stays a secret there)."""
     if stack is None or stack.raw_template_id is None:
         return []
     raw = template_repo.get_template(session, stack.raw_template_id)
     definition = env.definitions.of_row(raw)
     hidden = definition.template.hidden_parameters()
-    return [value for name, value in definition.parameters.items() if name in hidden]
+    values = [value for name, value in definition.parameters.items() if name in hidden]
+    if definition.secret_attributes:  # read only for stacks that have secrets
+        values.extend(_secret_attribute_values(session, stack.id, definition.secret_attributes))
+    return values
+
+
+def _secret_attribute_values(
+    session: Session, stack_id: str, secret: Mapping[str, frozenset[str]]
+) -> list[str]:
+    """The stored values (those read by get_attr) of the stack's secret attributes, as text."""
+    found: list[str] = []
+    for row in resource_repo.versions(session, stack_id):
+        names = secret.get(row.name)
+        if not names or row.replaced_by is not None:
+            continue
+        attributes = dict((row.attr_data or {}).get("attributes") or {})
+        found.extend(_texts([attributes[name] for name in names if name in attributes]))
+    return found
+
+
+def _texts(value: Any) -> list[str]:
+    """The strings in a value, however nested."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [text for item in value.values() for text in _texts(item)]
+    if isinstance(value, list | tuple):
+        return [text for item in value for text in _texts(item)]
+    return []
 
 
 def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from conv_tasks.engine.definition import PreparedResource, StackDefinition
 from conv_tasks.engine.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.engine.status import Action, Status
+from conv_tasks.engine.unhealthy import repaired_in_place
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ActionContext, ResourceType
@@ -68,6 +69,7 @@ def converge(run: NodeRun) -> Outcome:
         properties=prepared.properties,
         needs_replacement=plugin.needs_replacement,
         substitutes=run.env.registry.substitutes,
+        repaired_in_place=lambda v: repaired_in_place(run.env, prepared.resource_type, v),
     )
     wanted = definition.attributes_needed.get(run.name, frozenset())
     target = _target(run, definition, prepared)

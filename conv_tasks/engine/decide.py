@@ -35,6 +35,10 @@ def _no_substitutes(old_type: str, new_type: str) -> bool:
     return False
 
 
+def _not_in_place(head: ResourceVersion) -> bool:
+    return False
+
+
 def decide(
     head: ResourceVersion,
     versions: Sequence[ResourceVersion],
@@ -44,12 +48,15 @@ def decide(
     properties: Mapping[str, Any],
     needs_replacement: Callable[[Mapping[str, Any], Mapping[str, Any]], bool],
     substitutes: Callable[[str, str], bool] = _no_substitutes,
+    repaired_in_place: Callable[[ResourceVersion], bool] = _not_in_place,
 ) -> Decision:
     """Choose how to bring the resource from its head version to the new definition.
 
     `substitutes(old_type, new_type)` says whether new_type is old_type's substitute
     (seed 004): such a change of type converges in place. It is asked only when the type
-    changed, so an unchanged resource costs nothing more.
+    changed, so an unchanged resource costs nothing more. `repaired_in_place(head)` says
+    whether an unhealthy (CHECK_FAILED) resource is updated rather than replaced (a nested
+    resource whose child's own check failed); it is asked only for such a head.
     """
     if head.status == Status.IN_PROGRESS:
         return Decision(Verdict.RESUME, head, f"{head.action} was interrupted")
@@ -57,12 +64,16 @@ def decide(
         return Decision(Verdict.CREATE, head)
     if head.action == Action.DELETE:
         return Decision(Verdict.REPLACE, head, "the previous version was deleted")
+    same_type = head.type == type_name
     if head.action == Action.CHECK and head.status == Status.FAILED:
+        if same_type and repaired_in_place(head):
+            # A nested resource whose child failed its own check: the child's update
+            # replaces its failed resources, as Heat does.
+            return Decision(Verdict.UPDATE, head, "its nested stack failed its check")
         # Unhealthy (a failed stack check, or marked so): replaced, as Heat does, even if
         # its definition did not change. Nothing older is reinstated in its place either.
         why = head.status_reason or "it was found unhealthy"
         return Decision(Verdict.REPLACE, head, f"the resource is unhealthy: {why}")
-    same_type = head.type == type_name
     if same_type and head.status == Status.COMPLETE and head.definition_hash == definition_hash:
         return Decision(Verdict.NOOP, head)
     for candidate in versions:

@@ -5,7 +5,11 @@ resource of the stack's template, with no edges: they run in parallel on any wor
 survive killed workers like every traversal (leases, SyncPoints, the watchdog), and the
 stack ends CHECK_COMPLETE or CHECK_FAILED. Like Heat, a check is refused while another
 operation is in progress; an update or delete started during a check takes the stack
-over, and the check's nodes stop.
+over, and the check's nodes stop. A nested resource's check checks its child stack
+(`check_for_parent`, through the ChildStacks service), keyed by the parent's check so that
+a repeated step starts one check of the child; an operation that supersedes the parent's
+check leaves the child's check to end by itself (it acts on nothing) or to be superseded
+in its turn when the parent's update or delete reaches the child.
 
 `mark_unhealthy` sets a resource's head version CHECK_FAILED (or, reset, CHECK_COMPLETE)
 with an event; the next update replaces a CHECK_FAILED resource (conv_tasks.engine.decide).
@@ -15,6 +19,7 @@ Neither ever changes a definition, stores a template or adds a resource version.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -33,6 +38,8 @@ from conv_tasks.graph import NodeKey, Phase, TraversalGraph
 
 MARKED = "marked unhealthy by the user"
 UNMARKED = "marked healthy again by the user"
+# Fixed, so that every host derives the same child check traversal from the same key.
+_CHILD_CHECK_NAMESPACE = uuid.UUID("0f3d6a52-9c1e-4b7a-8e25-61d0c4b9a7e3")
 
 
 def check_graph(env: EngineEnv, session: Session, stack: Stack) -> TraversalGraph:
@@ -45,7 +52,12 @@ def check_graph(env: EngineEnv, session: Session, stack: Stack) -> TraversalGrap
 
 
 def _begin_check(
-    env: EngineEnv, session: Session, stack: Stack, expected: str | None, reason: str
+    env: EngineEnv,
+    session: Session,
+    stack: Stack,
+    expected: str | None,
+    reason: str,
+    traversal: str | None = None,
 ) -> Started:
     return swap_in(
         env,
@@ -56,7 +68,39 @@ def _begin_check(
         template_id=stack.raw_template_id or 0,
         expected=expected,
         reason=reason,
+        traversal=traversal,
     )
+
+
+def child_check_traversal(key: str) -> str:
+    """The traversal id of the check of a nested stack that its parent's check `key` asks
+    for: the same key always names the same check, so a repeated step starts none twice."""
+    return str(uuid.uuid5(_CHILD_CHECK_NAMESPACE, key))
+
+
+def check_for_parent(env: EngineEnv, child_id: str, key: str) -> None:
+    """Start the check of a nested stack that its parent's check (`key`) asks for, unless
+    that check was started already, another check of it runs (a restarted one), or it
+    cannot be checked now (deleted, or another operation under way): the caller reads
+    the child's state and decides. Not a user's change of the child: no parent guard."""
+    traversal = child_check_traversal(key)
+    with session_scope() as session:
+        # Locked: two deliveries of the parent's step must not both create the SyncPoints
+        # of the same traversal id (the loser would drop the winner's).
+        child = session.get(Stack, child_id, with_for_update=True)
+        if child is None or child.deleted_at is not None or child.raw_template_id is None:
+            return
+        if child.current_traversal == traversal or child.status == Status.IN_PROGRESS:
+            return
+        if child.action == Action.DELETE:
+            return
+        old = child.current_traversal
+        reason = f"Stack CHECK started by its parent's check (resource {child.parent_resource})"
+        try:
+            started = _begin_check(env, session, child, old, reason, traversal=traversal)
+        except LostRace:
+            return  # another operation took the child over: its state says which
+    launch(env, started, old)
 
 
 def check_stack(env: EngineEnv, *, tenant: str, stack_ref: str) -> dict[str, Any]:

@@ -137,11 +137,13 @@ def swap_in(
     template_id: int,
     expected: str | None,
     reason: str,
+    traversal: str | None = None,
 ) -> Started:
     """Swap in a new traversal of `graph` (its SyncPoints made first) in the caller's
-    transaction; LostRace if `expected` is no longer the stack's traversal."""
+    transaction; LostRace if `expected` is no longer the stack's traversal. `traversal`:
+    its id when the caller derives one from an idempotency key (a nested stack's check)."""
     lost = _lost(stack, action)
-    traversal = str(uuid.uuid4())
+    traversal = traversal or str(uuid.uuid4())
     points = points_of(graph)
     if points:
         env.syncpoints.create(traversal, points)

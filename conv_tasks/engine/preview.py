@@ -29,6 +29,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.redact import MASK
 from conv_tasks.engine.stack_inputs import EnvironmentSources, request_inputs, update_inputs
 from conv_tasks.engine.status import Action
+from conv_tasks.engine.unhealthy import repaired_in_place
 from conv_tasks.engine.views import stack_definition
 from conv_tasks.errors import Conflict, ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
@@ -167,6 +168,7 @@ def _existing(
         properties=prepared.properties,
         needs_replacement=prepared.resource_type().needs_replacement,
         substitutes=env.registry.substitutes,
+        repaired_in_place=lambda v: repaired_in_place(env, prepared.resource_type, v),
     )
     action = _VERDICTS[decision.verdict]
     changes = {}

@@ -80,7 +80,10 @@ def show_stack(tenant: str, ref: str, *, include_deleted: bool = False) -> dict[
         )
         if definition is not None:
             data["description"] = definition.template.description
-            data["parameters"] = public_parameters(definition.template, definition.parameters)
+            # Redacted too: a nested stack's parameter may hold a value its parent hides (a
+            # hidden parameter, a handle's token) under a name its own template does not hide.
+            shown = public_parameters(definition.template, definition.parameters)
+            data["parameters"] = definition.redact.value(shown)
             data["outputs"] = _outputs(session, stack, definition)
         return data
 

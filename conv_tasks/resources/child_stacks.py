@@ -54,7 +54,8 @@ class ChildStacks(Protocol):
     """Create, update, delete, cancel and read the child stacks of a parent's resources.
 
     Every call is safe to repeat: `create` is keyed by the parent action's idempotency
-    token, so the same step run twice finds the child the first run made.
+    token, so the same step run twice finds the child the first run made; `check` is keyed
+    by the parent's check, so the same check step run twice starts one check of the child.
     """
 
     def create(
@@ -78,6 +79,12 @@ class ChildStacks(Protocol):
 
     def get(self, child_id: str) -> ChildStack:
         """The child's state now."""
+        ...
+
+    def check(self, child_id: str, key: str) -> ChildStack:
+        """Start a check of the child for the parent's check step `key`, unless the check
+        for that key was started already (or another check of the child runs, or another
+        operation, which the state returned shows); the child's state after that."""
         ...
 
     def template(self, child_id: str) -> Mapping[str, Any]:

@@ -3,10 +3,10 @@ templates): the child completes, fails, updates and is deleted with its parent r
 
 Each action starts an operation on the child through the ChildStacks service in the
 ActionContext, then reads the child's state on every poll (soon at first, less often as the
-wait grows); a step never waits. The child's failure becomes the resource's, naming the
-child. A subclass says only what the child should be (child_request) and how its outputs
-appear as attributes; the base adds the resource's own definition (ctx.facade) to the
-request, for the child's resource_facade calls.
+wait grows); a step never waits. A stack check checks the child too. The child's failure
+becomes the resource's, naming the child. A subclass says only what the child should be
+(child_request) and how its outputs appear as attributes; the base adds the resource's own
+definition (ctx.facade) to the request, for the child's resource_facade calls.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from conv_tasks.resources.child_stacks import (
     ChildRequest,
     ChildStacks,
 )
-from conv_tasks.resources.plugin import DELETE, ActionContext, Progress, ResourceType
+from conv_tasks.resources.plugin import CHECK, DELETE, ActionContext, Progress, ResourceType
 
 # Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum:
 # a small child is noticed at once, a long one costs a poll every few seconds.
@@ -114,6 +114,32 @@ class NestedStackResource(ResourceType):
             data = {"outputs": dict(child.outputs), "stack_name": child.name}
             return Progress(done=True, data=data)
         return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
+
+    # ---------------------------------------------------------------------- check
+    def check(self, ctx: ActionContext) -> Progress:
+        """As Heat: check the child stack and wait for its check. Asked again on every
+        poll: `ctx.idempotency_token` names this check of the parent, so the child's check
+        is started once and then only read."""
+        if ctx.physical_id is None:
+            raise self._failure(ctx, "the nested stack was never created")
+        children = _children(ctx)
+        child = children.check(ctx.physical_id, ctx.idempotency_token)
+        name = child.name or child.id
+        if child.deleted:
+            raise self._failure(ctx, f"nested stack {name} is gone")
+        if child.action != CHECK:
+            if child.status == IN_PROGRESS:
+                raise self._failure(ctx, f"nested stack {name} is {child.state}: not checked")
+            # Its check was not started (another operation took the child meanwhile).
+            return Progress(done=False, poll_after=MIN_POLL_SECS)
+        if child.status == IN_PROGRESS:
+            return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
+        if child.status == FAILED:
+            failed = ", ".join(sorted(children.failed_resources(ctx.physical_id)))
+            raise self._failure(
+                ctx, f"nested stack {name} is CHECK_FAILED (resources: {failed}): {child.reason}"
+            )
+        return Progress(done=True)
 
     # --------------------------------------------------------------------- delete
     def delete(self, ctx: ActionContext) -> Progress:

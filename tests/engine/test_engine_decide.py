@@ -309,3 +309,45 @@ def test_check_complete_head_behaves_as_complete() -> None:
     head = view(action=Action.CHECK, status=Status.COMPLETE)
     assert run(head, definition_hash=OLD_HASH).verdict == Verdict.NOOP
     assert run(head).verdict == Verdict.UPDATE
+
+
+def test_a_nested_resource_whose_child_failed_its_check_is_updated_in_place() -> None:
+    head = view(action=Action.CHECK, status=Status.FAILED, status_reason="nested stack ...")
+    asked: list[ResourceVersion] = []
+
+    def child_failed(version: ResourceVersion) -> bool:
+        asked.append(version)
+        return True
+
+    decision = decide(
+        head,
+        [head],
+        type_name=TYPE,
+        definition_hash=OLD_HASH,
+        properties={"value": "old"},
+        needs_replacement=always,
+        repaired_in_place=child_failed,
+    )
+    assert decision == Decision(Verdict.UPDATE, head, "its nested stack failed its check")
+    assert asked == [head]
+    # A change of type still replaces it; a healthy head is never asked.
+    changed = decide(
+        head,
+        [head],
+        type_name=OTHER_TYPE,
+        definition_hash=OLD_HASH,
+        properties={},
+        needs_replacement=never,
+        repaired_in_place=child_failed,
+    )
+    assert changed.verdict == Verdict.REPLACE
+    decide(
+        view(),
+        [view()],
+        type_name=TYPE,
+        definition_hash=NEW_HASH,
+        properties={},
+        needs_replacement=never,
+        repaired_in_place=child_failed,
+    )
+    assert len(asked) == 1

@@ -53,6 +53,12 @@ class Children:
     def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
         return None
 
+    def check(self, child_id: str, key: str) -> ChildStack:
+        assert self.stack is not None
+        if self.stack.action != "CHECK":
+            self.stack = replace(self.stack, action="CHECK", status="IN_PROGRESS")
+        return self.stack
+
     def complete(self) -> None:
         """The child finished its operation; outputs as the generated template asks."""
         assert self.stack is not None
@@ -220,3 +226,16 @@ def test_a_failed_child_fails_the_group() -> None:
     children.stack = replace(children.stack, status="FAILED", reason="member 1 broke")
     with pytest.raises(ResourceFailure, match="nested stack p-group-1 failed: member 1 broke"):
         plugin.check_create(_ctx(children, physical_id="child", data=progress.data))
+
+
+def test_a_group_check_checks_its_child() -> None:
+    children = Children()
+    plugin = ResourceGroup()
+    plugin.create(_ctx(children, properties=_properties(1)))
+    ctx = _ctx(children, action="CHECK", physical_id="child", properties=_properties(1))
+    assert not plugin.check(ctx).done
+    assert children.stack is not None and children.stack.state == "CHECK_IN_PROGRESS"
+    children.stack = replace(children.stack, status="FAILED", reason="0: gone")
+    children.failed = frozenset({"0"})
+    with pytest.raises(ResourceFailure, match=r"CHECK_FAILED \(resources: 0\): 0: gone"):
+        plugin.check(ctx)

@@ -57,7 +57,21 @@ class FakeChildren:
         return {}
 
     def failed_resources(self, child_id: str) -> frozenset[str]:
-        return frozenset()
+        return self.failed
+
+    failed: frozenset[str] = frozenset()
+    checked: set[str] = field(default_factory=set)
+
+    def check(self, child_id: str, key: str) -> ChildStack:
+        """As the engine: one check per key, none while another operation runs."""
+        self.calls.append(("check", key))
+        child = self.stacks.get(child_id)
+        if child is None:
+            return ChildStack(child_id, "", "DELETE", "COMPLETE", deleted=True)
+        if key not in self.checked and child.status != "IN_PROGRESS" and not child.deleted:
+            self.checked.add(key)
+            self.stacks[child_id] = replace(child, action="CHECK", status="IN_PROGRESS")
+        return self.stacks[child_id]
 
 
 def _ctx(children: ChildStacks | None, **over: Any) -> ActionContext:
@@ -215,3 +229,59 @@ def test_a_broken_provider_template_is_refused_naming_it() -> None:
             "My::Broken", "heat_template_version: 2018-08-31\nbogus: 1\n", path="broken.yaml"
         )
     assert "broken.yaml" in str(refused.value) and "bogus" in str(refused.value)
+
+
+# ---------------------------------------------------------------------- check
+
+
+def _checking(children: FakeChildren, **over: Any) -> ActionContext:
+    return _ctx(children, action="CHECK", physical_id="c", idempotency_token="check-1", **over)
+
+
+def _child(action: str = "CREATE", status: str = "COMPLETE", **over: Any) -> FakeChildren:
+    return FakeChildren({"c": ChildStack("c", "p-inner-1", action, status, **over)})
+
+
+def test_check_starts_the_childs_check_once_and_polls_it() -> None:
+    children = _child()
+    plugin = HeatStackResource()
+    first = plugin.check(_checking(children))
+    assert not first.done and first.poll_after == MIN_POLL_SECS
+    again = plugin.check(_checking(children, now=1000.0 + 30))  # the same step, asked again
+    assert not again.done and again.poll_after == 3.0  # slower as the wait grows
+    assert children.checked == {"check-1"}  # one check of the child for this key
+    assert [call for call in children.calls] == [("check", "check-1"), ("check", "check-1")]
+    children.stacks["c"] = replace(children.stacks["c"], status="COMPLETE")
+    assert plugin.check(_checking(children)).done
+
+
+def test_a_check_failed_child_fails_the_check_naming_its_failed_resources() -> None:
+    children = _child("CHECK", "FAILED", reason="a: Resource a: sandbox object x does not exist.")
+    children.checked.add("check-1")
+    children.failed = frozenset({"b", "a"})
+    with pytest.raises(ResourceFailure) as failed:
+        HeatStackResource().check(_checking(children))
+    text = str(failed.value)
+    assert text.startswith("Resource inner: nested stack p-inner-1 is CHECK_FAILED")
+    assert "(resources: a, b)" in text and "sandbox object x does not exist" in text
+
+
+def test_a_check_of_a_missing_or_busy_or_never_created_child_fails() -> None:
+    gone = FakeChildren()
+    with pytest.raises(ResourceFailure, match="nested stack c is gone"):
+        HeatStackResource().check(_checking(gone))
+    deleted = _child(deleted=True)
+    with pytest.raises(ResourceFailure, match="nested stack p-inner-1 is gone"):
+        HeatStackResource().check(_checking(deleted))
+    busy = _child("UPDATE", "IN_PROGRESS")
+    with pytest.raises(ResourceFailure, match="p-inner-1 is UPDATE_IN_PROGRESS: not checked"):
+        HeatStackResource().check(_checking(busy))
+    with pytest.raises(ResourceFailure, match="the nested stack was never created"):
+        HeatStackResource().check(_ctx(FakeChildren(), action="CHECK"))
+
+
+def test_a_provider_template_resource_checks_its_child_too() -> None:
+    cls = provider_template_type("My::Thing", json.dumps({"heat_template_version": "2018-08-31"}))
+    children = _child()
+    assert not cls().check(_checking(children, properties={})).done
+    assert children.stacks["c"].state == "CHECK_IN_PROGRESS"

@@ -45,6 +45,9 @@ class Requests:
     def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
         return None
 
+    def check(self, child_id: str, key: str) -> ChildStack:
+        return ChildStack(child_id, "c", "CHECK", "IN_PROGRESS")
+
 
 def _ctx(children: Requests, properties: dict[str, Any], **over: Any) -> ActionContext:
     base: dict[str, Any] = dict(

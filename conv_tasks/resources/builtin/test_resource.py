@@ -90,6 +90,8 @@ class TestResource(ResourceType):
                 "create": PropertySchema(NUMBER, constraints=_SECONDS),
                 "update": PropertySchema(NUMBER, constraints=_SECONDS),
                 "delete": PropertySchema(NUMBER, constraints=_SECONDS),
+                # Only when given: a stack check is otherwise answered at once.
+                "check": PropertySchema(NUMBER, constraints=_SECONDS),
             },
         ),
     }
@@ -129,6 +131,10 @@ class TestResource(ResourceType):
         return self._step(ctx, DELETE)
 
     def check(self, ctx: ActionContext) -> Progress:
+        waited = (ctx.properties.get("action_wait_secs") or {}).get("check")
+        remaining = ctx.started_at + float(waited or 0) - ctx.now
+        if remaining > 0:  # started_at: when the stack's check started
+            return Progress(done=False, poll_after=min(remaining, MAX_POLL_SECS))
         if ctx.properties.get("fail"):
             raise self._failure(ctx, "check")
         found = ctx.sandbox.get(ctx.physical_id) if ctx.physical_id is not None else None
