@@ -44,7 +44,7 @@ class RawTemplate(Base):
     template: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False)
     parameters: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
     files: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
-    # The environments of the request, merged (conv_tasks.template.environment; migration 0006).
+    # The environments of the request, merged (conv_tasks.template.environment; migration 0008).
     environment: Mapped[dict[str, Any]] = mapped_column(
         JsonB, nullable=False, default=dict, server_default=text("'{}'")
     )

@@ -230,7 +230,7 @@ def definition_weight(*texts: str) -> int:
 
 
 # What a stored template row holds, as JSON text: template, parameters and, since
-# migration 0006, environment and files, and since 0010 the facade (None when the template
+# migration 0008, environment and files, and since 0010 the facade (None when the template
 # is not a nested stack's). A loader may leave the later ones out.
 StoredText = tuple[str, str] | tuple[str, str, str, str] | tuple[str, str, str, str, str | None]
 

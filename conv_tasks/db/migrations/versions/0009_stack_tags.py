@@ -4,7 +4,7 @@ A text array, so that heatclient's filters are PostgreSQL's array operators
 (@> for all of, && for any of), served by a GIN index.
 
 Revision ID: 0009
-Revises: 0006 (re-chained after the merge of main: 0005, 0007, 0008, 0006)
+Revises: 0008 (re-chained after the merge of main: 0005, 0007, 0008, 0006)
 Create Date: 2026-11-23 15:00:00
 """
 
@@ -15,7 +15,7 @@ from alembic import op
 from sqlalchemy.dialects import postgresql
 
 revision = "0009"
-down_revision = "0006"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 

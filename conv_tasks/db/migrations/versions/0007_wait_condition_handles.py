@@ -4,8 +4,8 @@ A handle's token is checked against its SHA-256 only; the signals are kept
 in arrival order for the wait condition that reads them (README, "Wait
 conditions").
 
-Revision ID: 0008
-Revises: 0007
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-11-23 15:00:00
 """
 
@@ -15,8 +15,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0008"
-down_revision = "0007"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 

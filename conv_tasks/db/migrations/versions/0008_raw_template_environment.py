@@ -5,8 +5,8 @@ template (README "Environments"), merged from the environments of the
 request; the definition of a stored template is built from it and from
 raw_template.files. Rows from before hold an empty environment.
 
-Revision ID: 0006
-Revises: 0008
+Revision ID: 0008
+Revises: 0007
 Create Date: 2026-11-23 15:00:00
 """
 
@@ -16,8 +16,8 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision = "0006"
-down_revision = "0008"
+revision = "0008"
+down_revision = "0007"
 branch_labels = None
 depends_on = None
 

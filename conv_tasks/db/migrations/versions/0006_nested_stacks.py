@@ -4,7 +4,7 @@ A nested stack is a real stack made by a resource of another stack (OS::Heat::St
 provider template). Its row names its parent stack and the parent's resource, and how deep
 it sits (a top-level stack is 0), so the depth limit is one read of the parent row.
 
-Revision ID: 0007
+Revision ID: 0006
 Revises: 0005
 Create Date: 2026-11-23 15:00:00
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0007"
+revision = "0006"
 down_revision = "0005"
 branch_labels = None
 depends_on = None
