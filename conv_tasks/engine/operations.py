@@ -26,6 +26,7 @@ from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.health import restart_check
 from conv_tasks.engine.idempotency import replay_create
+from conv_tasks.engine.immutable import check_immutable, declares_immutable
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.nesting import Nesting, refuse_direct_change
 from conv_tasks.engine.stack_inputs import (
@@ -201,6 +202,8 @@ def update_stack(
             environment=inputs.environment,
             facade=facade,
         )
+        if declares_immutable(definition):
+            check_immutable(env.definitions.of_row(current), definition)
         raw = _store_template(env, session, definition, values, inputs, facade)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback

@@ -40,6 +40,10 @@ class ParameterSchema:
     label: str = ""
     description: str = ""
     constraints: tuple[Constraint, ...] = ()
+    # Heat's `immutable: true`: an update may not change the value (engine/immutable.py).
+    immutable: bool = False
+    # Heat's parameter tags (2018-03-02 on): labels for tools, no effect on the stack.
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
