@@ -20,7 +20,8 @@ ALL_ATTRIBUTES = "*"
 
 @dataclass(frozen=True)
 class Constraint:
-    """One parameter constraint. kind is allowed_values, range, length or allowed_pattern."""
+    """One parameter constraint. kind is allowed_values, range, length, allowed_pattern or
+    modulo (a number that leaves `offset` when divided by `step`)."""
 
     kind: str
     description: str = ""
@@ -28,6 +29,8 @@ class Constraint:
     min: float | None = None
     max: float | None = None
     pattern: str | None = None
+    step: int | None = None
+    offset: int | None = None
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ def parse_parameter(
         raw_constraints = []
     for i, raw in enumerate(raw_constraints):
         constraint, more = parse_constraint(
-            raw, str(type_name), join_path(join_path(path, "constraints"), i)
+            raw, str(type_name), join_path(join_path(path, "constraints"), i), version=version
         )
         problems.extend(more)
         if constraint is not None:
