@@ -26,6 +26,7 @@ from conv_tasks.engine.definition import EMPTY_TEMPLATE, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.health import restart_check
 from conv_tasks.engine.idempotency import replay_create
+from conv_tasks.engine.immutable import check_immutable, declares_immutable
 from conv_tasks.engine.launch import Started, begin, launch
 from conv_tasks.engine.nesting import Nesting, refuse_direct_change
 from conv_tasks.engine.stack_inputs import (
@@ -33,10 +34,12 @@ from conv_tasks.engine.stack_inputs import (
     StackInputs,
     request_inputs,
     update_inputs,
+    without_retired_parameters,
 )
 from conv_tasks.engine.status import Action, Status
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, PayloadError, Problem
 from conv_tasks.tags import checked_tags
+from conv_tasks.template import load_template
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +194,8 @@ def update_stack(
         keep = existing_parameters or template is None
         values = {**current.parameters, **parameters} if keep else dict(parameters)
         inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        if keep and template is not None:
+            inputs, values = _retire_parameters(inputs, values, template, parameters, environment)
         if not via_parent:
             facade = current.facade
         definition = StackDefinition.build(
@@ -201,6 +206,8 @@ def update_stack(
             environment=inputs.environment,
             facade=facade,
         )
+        if declares_immutable(definition):
+            check_immutable(env.definitions.of_row(current), definition)
         raw = _store_template(env, session, definition, values, inputs, facade)
         if disable_rollback is not None:
             stack.disable_rollback = disable_rollback
@@ -222,6 +229,28 @@ def update_stack(
         )
     launch(env, started, old)
     return _result(stack, started, definition)
+
+
+def _retire_parameters(
+    inputs: StackInputs,
+    values: dict[str, Any],
+    template: Mapping[str, Any] | str,
+    given: Mapping[str, Any],
+    environment: EnvironmentSources | None,
+) -> tuple[StackInputs, dict[str, Any]]:
+    """Drop the kept parameters a new template no longer declares (Heat's PATCH update).
+    A template that does not load is left to StackDefinition.build to report."""
+    try:
+        declared = frozenset(load_template(template, files=inputs.files).parameters)
+    except ConvTasksError:
+        return inputs, values
+    return without_retired_parameters(
+        inputs,
+        values,
+        declared=declared,
+        given_values=given,
+        given_environment=request_inputs(environment, None).environment.parameters,
+    )
 
 
 def _store_template(

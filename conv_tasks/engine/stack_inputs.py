@@ -11,8 +11,10 @@ It must never touch the database: callers hand it the stored row's values.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from conv_tasks.template.environment import (
@@ -57,3 +59,27 @@ def update_inputs(
         return given
     merged = stored_environment(stored_env).merged(given.environment)
     return StackInputs(merged, check_files({**(stored_files or {}), **given.files}))
+
+
+def without_retired_parameters(
+    inputs: StackInputs,
+    values: Mapping[str, Any],
+    *,
+    declared: frozenset[str],
+    given_values: Mapping[str, Any],
+    given_environment: Mapping[str, Any],
+) -> tuple[StackInputs, dict[str, Any]]:
+    """An update keeping the stack's parameters with a new template: the kept values (and
+    kept environment `parameters`) of parameters the new template no longer declares are
+    dropped, as Heat's PATCH update drops them. What this request gives is kept, so a
+    misspelt parameter is still refused by name."""
+    kept_values = {
+        name: value for name, value in values.items() if name in declared or name in given_values
+    }
+    env_values = {
+        name: value
+        for name, value in inputs.environment.parameters.items()
+        if name in declared or name in given_environment
+    }
+    environment = dataclasses.replace(inputs.environment, parameters=MappingProxyType(env_values))
+    return StackInputs(environment, inputs.files), kept_values

@@ -22,13 +22,17 @@ APPLIES_TO: dict[str, tuple[str, ...]] = {
     "range": ("number",),
     "length": ("string", "comma_delimited_list", "json"),
     "allowed_pattern": ("string",),
+    "modulo": ("number",),
 }
+# Heat added the modulo constraint in 2017-02-24 (ocata).
+MODULO_SINCE = "2017-02-24"
 
 
 def parse_constraint(
-    spec: Any, type_name: str, path: str
+    spec: Any, type_name: str, path: str, *, version: str = MODULO_SINCE
 ) -> tuple[Constraint | None, list[Problem]]:
-    """The constraint spec describes, or the problems with it."""
+    """The constraint spec describes, or the problems with it (version: the template's
+    dated heat_template_version, which decides whether modulo exists)."""
     if not isinstance(spec, Mapping):
         return None, [Problem(path, "a constraint must be a mapping such as {range: {min: 1}}")]
     kinds = [key for key in spec if key in APPLIES_TO]
@@ -52,6 +56,15 @@ def parse_constraint(
         return None, problems
     kind = kinds[0]
     kind_path = join_path(path, kind)
+    if kind == "modulo" and version < MODULO_SINCE:
+        return None, [
+            *problems,
+            Problem(
+                kind_path,
+                f"the modulo constraint needs heat_template_version {MODULO_SINCE} or later "
+                f"(this template is {version})",
+            ),
+        ]
     # An unknown parameter type is reported elsewhere; don't add a second problem for it.
     if type_name in PARAMETER_TYPES and type_name not in APPLIES_TO[kind]:
         problems.append(
@@ -79,7 +92,45 @@ def _parse_kind(
         except PatternRefused as exc:
             return None, [Problem(path, str(exc))]
         return Constraint(kind, description, pattern=value), []
+    if kind == "modulo":
+        return _parse_modulo(value, path, description)
     return _parse_bounds(kind, value, path, description)
+
+
+def _parse_modulo(
+    value: Any, path: str, description: str
+) -> tuple[Constraint | None, list[Problem]]:
+    if not isinstance(value, Mapping):
+        return None, [Problem(path, "must be a mapping with step and offset")]
+    problems = [
+        Problem(join_path(path, key), "unknown key; expected step or offset")
+        for key in value
+        if key not in ("step", "offset")
+    ]
+    numbers: dict[str, int] = {}
+    for key in ("step", "offset"):
+        number = value.get(key)
+        if number is None:
+            problems.append(Problem(join_path(path, key), "is required"))
+        elif (
+            isinstance(number, bool) or not isinstance(number, int | float) or number != int(number)
+        ):
+            problems.append(Problem(join_path(path, key), "must be a whole number"))
+        else:
+            numbers[key] = int(number)
+    if problems:
+        return None, problems
+    step, offset = numbers["step"], numbers["offset"]
+    # Heat's rules: a remainder is smaller than the divisor and has its sign.
+    if step == 0:
+        problems.append(Problem(join_path(path, "step"), "must not be 0"))
+    elif abs(offset) >= abs(step):
+        problems.append(Problem(join_path(path, "offset"), "must be smaller than step (in size)"))
+    elif step * offset < 0:
+        problems.append(Problem(path, "step and offset must have the same sign"))
+    if problems:
+        return None, problems
+    return Constraint("modulo", description, step=step, offset=offset), []
 
 
 def _parse_allowed(
@@ -167,6 +218,10 @@ def _violation(constraint: Constraint, value: Any, work: PatternWork) -> str | N
         return _outside(value, constraint, "the value must be")
     if constraint.kind == "length":
         return _outside(len(value), constraint, "the length must be")
+    if constraint.kind == "modulo" and constraint.step:
+        if value % constraint.step == constraint.offset:
+            return None
+        return f"the value must leave {constraint.offset} when divided by {constraint.step}"
     return None
 
 

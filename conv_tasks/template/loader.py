@@ -85,7 +85,9 @@ def load_template(
     parameters: dict[str, ParameterSchema] = {}
     work = PatternWork()  # the defaults' pattern checks share one budget
     for name, spec in parameter_specs.items():
-        schema, more = parse_parameter(name, spec, join_path("parameters", name), work)
+        schema, more = parse_parameter(
+            name, spec, join_path("parameters", name), work, version=version
+        )
         problems.extend(more)
         if schema is not None:
             parameters[name] = schema

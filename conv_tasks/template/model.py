@@ -20,7 +20,8 @@ ALL_ATTRIBUTES = "*"
 
 @dataclass(frozen=True)
 class Constraint:
-    """One parameter constraint. kind is allowed_values, range, length or allowed_pattern."""
+    """One parameter constraint. kind is allowed_values, range, length, allowed_pattern or
+    modulo (a number that leaves `offset` when divided by `step`)."""
 
     kind: str
     description: str = ""
@@ -28,6 +29,8 @@ class Constraint:
     min: float | None = None
     max: float | None = None
     pattern: str | None = None
+    step: int | None = None
+    offset: int | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,10 @@ class ParameterSchema:
     label: str = ""
     description: str = ""
     constraints: tuple[Constraint, ...] = ()
+    # Heat's `immutable: true`: an update may not change the value (engine/immutable.py).
+    immutable: bool = False
+    # Heat's parameter tags (2018-03-02 on): labels for tools, no effect on the stack.
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

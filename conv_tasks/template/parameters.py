@@ -5,6 +5,7 @@ The value of a hidden parameter must never appear in any message this module mak
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,15 +17,32 @@ from conv_tasks.template.parameter_types import TypeMismatch, coerce
 from conv_tasks.template.patterns import PatternWork
 
 HIDDEN_VALUE = "******"
-_PARAMETER_KEYS = ("type", "default", "hidden", "label", "description", "constraints")
+_PARAMETER_KEYS = (
+    "type",
+    "default",
+    "hidden",
+    "label",
+    "description",
+    "constraints",
+    "immutable",
+    "tags",
+)
+# Heat added parameter tags in 2018-03-02 (queens) and refuses them before.
+TAGS_SINCE = "2018-03-02"
 
 
 def parse_parameter(
-    name: str, spec: Any, path: str, work: PatternWork | None = None
+    name: str,
+    spec: Any,
+    path: str,
+    work: PatternWork | None = None,
+    *,
+    version: str = TAGS_SINCE,
 ) -> tuple[ParameterSchema | None, list[Problem]]:
     """The schema a parameter declaration describes, or the problems with it.
 
     work: what checking the default against its patterns may spend (shared by one template).
+    version: the template's (dated) heat_template_version, which decides whether tags exist.
     """
     if not isinstance(spec, Mapping):
         return None, [Problem(path, "a parameter must be a mapping with at least a type")]
@@ -45,6 +63,10 @@ def parse_parameter(
         problems.append(Problem(join_path(path, "hidden"), "must be true or false"))
         # Err on the side of secrecy while reporting the other problems.
         hidden = True
+    immutable = spec.get("immutable", False)
+    if not isinstance(immutable, bool):
+        problems.append(Problem(join_path(path, "immutable"), "must be true or false"))
+    tags = _tags(spec, path, version, problems)
     texts = {}
     for key in ("label", "description"):
         text = spec.get(key, "")
@@ -60,7 +82,7 @@ def parse_parameter(
         raw_constraints = []
     for i, raw in enumerate(raw_constraints):
         constraint, more = parse_constraint(
-            raw, str(type_name), join_path(join_path(path, "constraints"), i)
+            raw, str(type_name), join_path(join_path(path, "constraints"), i), version=version
         )
         problems.extend(more)
         if constraint is not None:
@@ -74,6 +96,8 @@ def parse_parameter(
         label=texts["label"],
         description=texts["description"],
         constraints=tuple(constraints),
+        immutable=immutable is True,
+        tags=tags,
     )
     default = spec.get("default")
     if default is None:
@@ -86,17 +110,30 @@ def parse_parameter(
     return _with_default(schema, value), []
 
 
+def _tags(
+    spec: Mapping[str, Any], path: str, version: str, problems: list[Problem]
+) -> tuple[str, ...]:
+    if "tags" not in spec:
+        return ()
+    tags_path = join_path(path, "tags")
+    if version < TAGS_SINCE:
+        problems.append(
+            Problem(
+                tags_path,
+                f"parameter tags need heat_template_version {TAGS_SINCE} or later "
+                f"(this template is {version})",
+            )
+        )
+        return ()
+    raw = spec["tags"]
+    if not isinstance(raw, list) or not all(isinstance(tag, str) for tag in raw):
+        problems.append(Problem(tags_path, "must be a list of strings"))
+        return ()
+    return tuple(raw)
+
+
 def _with_default(schema: ParameterSchema, value: Any) -> ParameterSchema:
-    return ParameterSchema(
-        name=schema.name,
-        type=schema.type,
-        default=value,
-        has_default=True,
-        hidden=schema.hidden,
-        label=schema.label,
-        description=schema.description,
-        constraints=schema.constraints,
-    )
+    return dataclasses.replace(schema, default=value, has_default=True)
 
 
 def check_value(

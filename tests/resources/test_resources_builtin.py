@@ -76,7 +76,7 @@ def test_value_holds_a_value_of_its_type(sandbox: MemorySandbox) -> None:
     assert progress.data == {"value": 3.5}
     assert plugin.attributes(ctx) == {"value": 3.5}
     assert plugin.attributes(make_ctx(ValueResource, sandbox, properties={"value": 7})) == {
-        "value": "7"
+        "value": 7
     }
 
 
@@ -98,10 +98,26 @@ def test_value_update_is_in_place(sandbox: MemorySandbox) -> None:
     old = prepare_properties(ValueResource, {"value": 1}, path="p")
     new = prepare_properties(ValueResource, {"value": 2}, path="p")
     assert not plugin.needs_replacement(old, new)
+    # The type changes in place too, as in Heat: a value holds nothing to replace.
     changed_type = prepare_properties(ValueResource, {"value": 1, "type": "number"}, path="p")
-    assert plugin.needs_replacement(old, changed_type)
+    assert not plugin.needs_replacement(old, changed_type)
     ctx = make_ctx(ValueResource, sandbox, action="UPDATE", properties={"value": "b"})
     assert plugin.update(ctx).data == {"value": "b"}
+
+
+@pytest.mark.parametrize("value", [{"a": [1, {"b": 2}]}, [1, "x"], 3, True, "s"])
+def test_value_without_a_type_is_taken_as_it_is(value: Any, sandbox: MemorySandbox) -> None:
+    props = prepare_properties(ValueResource, {"value": value}, path="p")
+    assert props["type"] is None
+    ctx = make_ctx(ValueResource, sandbox, properties=props)
+    assert ValueResource().create(ctx).data == {"value": value}
+    assert ValueResource().attributes(ctx) == {"value": value}
+
+
+def test_value_with_a_type_still_checks_it(sandbox: MemorySandbox) -> None:
+    ctx = make_ctx(ValueResource, sandbox, properties={"value": {"a": 1}, "type": "string"})
+    with pytest.raises(ResourceFailure, match="must be a string, not a map"):
+        ValueResource().create(ctx)
 
 
 @pytest.mark.parametrize(

@@ -154,8 +154,8 @@ def test_template_problems_and_warnings() -> None:
         (
             "resources.bad.properties.colour",
             "is not a known property; known properties: action_timeout_secs, action_wait_secs, "
-            "fail, fail_on, "
-            "update_replace, value, wait_secs.",
+            "attr_wait_secs, client_name, constraint_prop_secs, entity_name, fail, fail_on, "
+            "update_replace, update_replace_value, value, wait_secs.",
         ),
         ("resources.bad.properties.wait_secs", "must be between 0 and 3600; got -1."),
         (

@@ -30,6 +30,11 @@ def test_defaults() -> None:
         "wait_secs": 0,
         "action_wait_secs": None,
         "action_timeout_secs": None,
+        "update_replace_value": None,
+        "client_name": "",
+        "entity_name": "",
+        "attr_wait_secs": 0,
+        "constraint_prop_secs": 0,
     }
 
 
@@ -118,8 +123,10 @@ def test_update_without_a_physical_id_fails(sandbox: MemorySandbox) -> None:
         TestResource().update(make_ctx(TestResource, sandbox, action="UPDATE"))
 
 
-@pytest.mark.parametrize("action", ["CREATE", "UPDATE", "DELETE"])
-def test_fail_fails_every_action_naming_the_resource(sandbox: MemorySandbox, action: str) -> None:
+@pytest.mark.parametrize("action", ["CREATE", "UPDATE"])
+def test_fail_fails_create_and_update_naming_the_resource(
+    sandbox: MemorySandbox, action: str
+) -> None:
     plugin = TestResource()
     ctx = make_ctx(
         TestResource,
@@ -200,10 +207,59 @@ def test_attributes_and_reference(sandbox: MemorySandbox) -> None:
         ({"value": "a"}, {"value": "b"}, False),
         ({"value": "a"}, {"value": "b", "update_replace": True}, True),
         ({"value": "a", "update_replace": True}, {"value": "a", "update_replace": True}, False),
-        ({"value": "a"}, {"value": "a", "update_replace": True}, True),
+        # As in Heat: update_replace alone changes in place; only a new value replaces.
+        ({"value": "a"}, {"value": "a", "update_replace": True}, False),
+        (
+            {"value": "a", "update_replace_value": "x"},
+            {"value": "a", "update_replace_value": "y"},
+            True,
+        ),
+        ({"client_name": ""}, {"client_name": "nova", "entity_name": "servers"}, False),
         ({"fail": False}, {"fail": True}, False),
         ({"wait_secs": 0}, {"wait_secs": 3, "fail_on": ["delete"]}, False),
     ],
 )
 def test_needs_replacement(old: dict[str, Any], new: dict[str, Any], replace: bool) -> None:
     assert TestResource().needs_replacement(prepared(**old), prepared(**new)) is replace
+
+
+def test_fail_spares_a_delete_as_in_heat(sandbox: MemorySandbox) -> None:
+    plugin = TestResource()
+    made = plugin.create(make_ctx(TestResource, sandbox, properties={"value": "v"}))
+    ctx = make_ctx(
+        TestResource,
+        sandbox,
+        action="DELETE",
+        properties={"fail": True},
+        physical_id=made.physical_id,
+    )
+    assert plugin.delete(ctx).done
+    assert sandbox.get(made.physical_id or "") is None
+
+
+def test_fail_on_delete_fails_a_delete(sandbox: MemorySandbox) -> None:
+    ctx = make_ctx(
+        TestResource,
+        sandbox,
+        action="DELETE",
+        properties={"fail_on": ["delete"]},
+        physical_id="p-1",
+        name="web",
+    )
+    with pytest.raises(ResourceFailure, match="Resource web failed to delete"):
+        TestResource().delete(ctx)
+
+
+def test_heats_client_and_wait_knobs_are_accepted() -> None:
+    props = prepared(
+        client_name="nova",
+        entity_name="servers",
+        attr_wait_secs=2,
+        constraint_prop_secs=1,
+        update_replace_value="kept",
+    )
+    assert (props["client_name"], props["entity_name"]) == ("nova", "servers")
+    assert (props["attr_wait_secs"], props["constraint_prop_secs"]) == (2, 1)
+    assert props["update_replace_value"] == "kept"
+    defaults = prepared()
+    assert (defaults["client_name"], defaults["attr_wait_secs"]) == ("", 0)

@@ -278,7 +278,7 @@ def test_declaration_problems() -> None:
     ) == [
         "parameters.a.type: is required",
         "parameters.b.colour: unknown key; expected one of type, default, hidden, label, "
-        "description, constraints",
+        "description, constraints, immutable, tags",
         "parameters.b.hidden: must be true or false",
         "parameters.b.label: must be a string",
         "parameters.c: a parameter must be a mapping with at least a type",
@@ -324,3 +324,126 @@ def test_invalid_pattern_reported() -> None:
     assert problem.startswith(
         "parameters.s.constraints.0.allowed_pattern: is not a valid regular expression"
     )
+
+
+def test_immutable_is_read() -> None:
+    assert one("string", immutable=True).parameters["p"].immutable is True
+    assert one("string", immutable=False).parameters["p"].immutable is False
+    assert one("string").parameters["p"].immutable is False
+    assert load_problems({"p": {"type": "string", "immutable": "yes"}}) == [
+        "parameters.p.immutable: must be true or false"
+    ]
+
+
+@pytest.mark.parametrize("version", ["2013-05-23", "2014-10-16", "2018-08-31"])
+def test_immutable_exists_in_every_version(version: str) -> None:
+    template = load_template(
+        {
+            "heat_template_version": version,
+            "parameters": {"p": {"type": "number", "default": 1, "immutable": True}},
+        }
+    )
+    assert template.parameters["p"].immutable
+
+
+def test_tags_are_read_from_2018_03_02() -> None:
+    tagged = load_template(
+        {
+            "heat_template_version": "2018-03-02",
+            "parameters": {"p": {"type": "string", "tags": ["role", "db"]}},
+        }
+    )
+    assert tagged.parameters["p"].tags == ("role", "db")
+    assert one("string").parameters["p"].tags == ()
+
+
+def test_tags_before_2018_03_02_are_refused_with_the_version() -> None:
+    with pytest.raises(TemplateError) as info:
+        load_template(
+            {
+                "heat_template_version": "2017-09-01",
+                "parameters": {"p": {"type": "string", "tags": ["a"]}},
+            }
+        )
+    assert [str(p) for p in info.value.problems] == [
+        "parameters.p.tags: parameter tags need heat_template_version 2018-03-02 or later "
+        "(this template is 2017-09-01)"
+    ]
+
+
+@pytest.mark.parametrize("tags", ["role", [1], {"a": "b"}, ["a", None]])
+def test_tags_must_be_a_list_of_strings(tags: Any) -> None:
+    assert load_problems({"p": {"type": "string", "tags": tags}}) == [
+        "parameters.p.tags: must be a list of strings"
+    ]
+
+
+def modulo(step: Any, offset: Any, version: str = "2017-02-24", **more: Any) -> Template:
+    return load_template(
+        {
+            "heat_template_version": version,
+            "parameters": {
+                "n": {
+                    "type": "number",
+                    "constraints": [{"modulo": {"step": step, "offset": offset}, **more}],
+                }
+            },
+        }
+    )
+
+
+@pytest.mark.parametrize(("value", "fits"), [(1, True), (7, True), ("9", True), (2, False)])
+def test_modulo_holds_the_remainder(value: Any, fits: bool) -> None:
+    template = modulo(2, 1)
+    if fits:
+        assert validate_parameters(template, {"n": value}) == {"n": int(value)}
+    else:
+        assert parameter_problems(template, {"n": value}) == [
+            "parameters.n: the value must leave 1 when divided by 2"
+        ]
+
+
+def test_modulo_with_negative_step_and_description() -> None:
+    template = modulo(-3, -1, description="odd thirds")
+    assert validate_parameters(template, {"n": -4}) == {"n": -4}
+    assert parameter_problems(template, {"n": 3}) == [
+        "parameters.n: the value must leave -1 when divided by -3 (odd thirds)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("step", "offset", "problem"),
+    [
+        (0, 0, "modulo.step: must not be 0"),
+        (2, 2, "modulo.offset: must be smaller than step (in size)"),
+        (3, -1, "modulo: step and offset must have the same sign"),
+        (2.5, 1, "modulo.step: must be a whole number"),
+        (None, 1, "modulo.step: is required"),
+        (2, "1", "modulo.offset: must be a whole number"),
+    ],
+)
+def test_modulo_declaration_problems(step: Any, offset: Any, problem: str) -> None:
+    with pytest.raises(TemplateError) as info:
+        modulo(step, offset)
+    assert [str(p) for p in info.value.problems] == [f"parameters.n.constraints.0.{problem}"]
+
+
+def test_modulo_before_2017_02_24_is_refused_with_the_version() -> None:
+    with pytest.raises(TemplateError) as info:
+        modulo(2, 1, version="2016-10-14")
+    assert [str(p) for p in info.value.problems] == [
+        "parameters.n.constraints.0.modulo: the modulo constraint needs heat_template_version "
+        "2017-02-24 or later (this template is 2016-10-14)"
+    ]
+
+
+def test_modulo_applies_to_numbers_only() -> None:
+    with pytest.raises(TemplateError, match="modulo: does not apply to string parameters"):
+        load_template(
+            {
+                "heat_template_version": "2018-08-31",
+                "parameters": {
+                    "s": {"type": "string", "constraints": [{"modulo": {"step": 2, "offset": 0}}]}
+                },
+            }
+        )

@@ -1,7 +1,11 @@
 """OS::Heat::TestResource: a resource on the sandbox cloud that fails and waits on demand.
 
 It is what the engine's own tests drive: every action can be made slow
-(wait_secs, action_wait_secs) or made to fail (fail, fail_on). Waiting is
+(wait_secs, action_wait_secs) or made to fail (fail: create and update, as in Heat;
+fail_on: the actions named, delete included). Heat's own test templates run unchanged:
+its properties that poll OpenStack clients or slow attribute reads and constraint checks
+(client_name, entity_name, attr_wait_secs, constraint_prop_secs) are accepted and do
+nothing here, since there is no client to poll and attributes are stored. Waiting is
 done by asking to be polled again until the time is up - never by sleeping -
 so a wait can be interrupted, and given a deadline (action_timeout_secs).
 The sandbox work of an action happens at its end, after the wait, so a
@@ -55,10 +59,19 @@ class TestResource(ResourceType):
             STRING, "The value kept on the sandbox object.", default="", update_allowed=True
         ),
         "update_replace": PropertySchema(
-            BOOLEAN, "When true, a change of value replaces the resource.", default=False
+            BOOLEAN,
+            "When true, a change of value replaces the resource.",
+            default=False,
+            update_allowed=True,
+        ),
+        "update_replace_value": PropertySchema(
+            STRING, "A value kept as given; changing it replaces the resource."
         ),
         "fail": PropertySchema(
-            BOOLEAN, "When true, every action fails.", default=False, update_allowed=True
+            BOOLEAN,
+            "When true, create and update fail (a delete does not, as in Heat).",
+            default=False,
+            update_allowed=True,
         ),
         "fail_on": PropertySchema(
             LIST,
@@ -93,6 +106,26 @@ class TestResource(ResourceType):
                 # Only when given: a stack check is otherwise answered at once.
                 "check": PropertySchema(NUMBER, constraints=_SECONDS),
             },
+        ),
+        # Heat's knobs for its own clients and for slow attributes and constraints: accepted
+        # so that Heat's test templates load, with no effect (see the module docstring).
+        "client_name": PropertySchema(
+            STRING, "Heat polls this client; no effect here.", default="", update_allowed=True
+        ),
+        "entity_name": PropertySchema(
+            STRING, "Heat polls this entity; no effect here.", default="", update_allowed=True
+        ),
+        "attr_wait_secs": PropertySchema(
+            NUMBER,
+            "Heat waits before an attribute; no effect here.",
+            default=0,
+            update_allowed=True,
+        ),
+        "constraint_prop_secs": PropertySchema(
+            NUMBER,
+            "Heat waits in a constraint check; no effect here.",
+            default=0,
+            update_allowed=True,
         ),
     }
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
@@ -201,5 +234,8 @@ def wait_secs(properties: Mapping[str, Any], action: str) -> float:
 
 
 def fails(properties: Mapping[str, Any], action: str) -> bool:
-    """Whether action is asked to fail under these properties."""
-    return bool(properties.get("fail")) or action.lower() in (properties.get("fail_on") or [])
+    """Whether action is asked to fail under these properties. `fail` spares a delete, as in
+    Heat, so that a stack holding a failed test resource can still be deleted or rolled
+    back; `fail_on: [delete]` fails one."""
+    named = action.lower() in (properties.get("fail_on") or [])
+    return named or (bool(properties.get("fail")) and action != DELETE)

@@ -1,7 +1,8 @@
 """OS::Heat::Value: holds a value, checked against a declared type, for get_attr.
 
-Nothing outside the stack is touched. The value is converted like a template
-parameter of the same type; a value that does not fit fails the action.
+Nothing outside the stack is touched. With a `type`, the value is converted like a
+template parameter of that type and a value that does not fit fails the action;
+without one (as in Heat) any value is taken as it is, maps and lists included.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ class ValueResource(ResourceType):
         "value": PropertySchema(ANY, "The value.", required=True, update_allowed=True),
         "type": PropertySchema(
             STRING,
-            "The type the value must have.",
-            default="string",
+            "The type the value must have; none takes any value as it is.",
             constraints=(Constraint.allowed_values(*VALUE_TYPES),),
+            update_allowed=True,
         ),
     }
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
@@ -52,8 +53,10 @@ class ValueResource(ResourceType):
         return {"value": self._converted(ctx)}
 
     def _converted(self, ctx: ActionContext) -> Any:
-        kind = ctx.properties.get("type") or "string"
+        kind = ctx.properties.get("type")
         value = ctx.properties.get("value")
+        if kind is None:
+            return value
         try:
             return convert_value(kind, value)
         except ValueError as exc:
