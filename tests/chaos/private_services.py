@@ -23,8 +23,11 @@ from typing import Any
 
 import redis
 from celery import Celery
+from sqlalchemy import create_engine, text
 
 from conv_tasks.broker.options import broker_options
+from conv_tasks.db.migrate import upgrade
+from conv_tasks.db.session import driver_url
 from conv_tasks.settings import Settings
 
 PG_BIN = Path(os.environ.get("CONV_TASKS_TEST_PG_BIN", "/usr/lib/postgresql/15/bin"))
@@ -140,6 +143,21 @@ class PrivateRedis:
                 self.proc.wait(timeout=10)
             self.proc = None
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def fresh_database(session_url: str, suffix: str) -> str:
+    """A migrated database of its own, named after the session's with `_SUFFIX` appended: no
+    other test's beat (its watchdog, its purge) watches the stacks made there."""
+    target = driver_url(session_url)
+    target = target.set(database=f"{target.database}_{suffix}")
+    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{target.database}"'))
+    admin.dispose()
+    url = target.render_as_string(hide_password=False)
+    upgrade(url)
+    return url
 
 
 def celery_app(env: Mapping[str, str]) -> Celery:

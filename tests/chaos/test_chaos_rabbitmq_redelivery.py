@@ -20,7 +20,13 @@ from pathlib import Path
 
 import pytest
 from celery import Celery
-from private_services import celery_app, layered_template, log_text, wait_for_workers
+from private_services import (
+    celery_app,
+    fresh_database,
+    layered_template,
+    log_text,
+    wait_for_workers,
+)
 from sqlalchemy import select
 
 from conv_tasks.broker.options import NODE_QUEUE
@@ -45,15 +51,19 @@ class Cluster:
     app: Celery
     client: Client
     env: dict[str, str]
+    database_url: str
 
 
 @pytest.fixture
 def cluster(
     database_url: str, redis_client: object, private_rabbitmq_url: str, tmp_path: Path
 ) -> Iterator[Cluster]:
+    # A database of its own: the session's beat, whose watchdog resumes any stack in its
+    # database that stalls for 8 s, must not help (new workers can take that long to start).
     # The rest of the environment is the test run's (tests/conftest.py).
+    own_database = fresh_database(database_url, "amqp")
     env = {
-        "CONV_TASKS_DATABASE_URL": database_url,
+        "CONV_TASKS_DATABASE_URL": own_database,
         "CONV_TASKS_BROKER_URL": private_rabbitmq_url,
         "CONV_TASKS_REDIS_PREFIX": f"chaos-amqp-{uuid.uuid4().hex[:6]}",
         "CONV_TASKS_STALL_AFTER": str(STALL_AFTER),
@@ -66,7 +76,7 @@ def cluster(
         processes.start_beat()
         wait_for_workers(app, {processes.hostname("w1"), processes.hostname("w2")})
         client = Client(app, tenant=f"amqp-{uuid.uuid4().hex[:6]}", timeout=30)
-        yield Cluster(processes, app, client, env)
+        yield Cluster(processes, app, client, env, own_database)
     finally:
         processes.stop_all(timeout=10)
         app.pool.force_close_all()
@@ -102,7 +112,7 @@ def test_killed_workers_messages_wait_in_the_queue_for_new_workers(cluster: Clus
     assert not watchdog, watchdog
     logs = "\n".join(log_text(processes.log_dir).values())
     assert "resumed from the database by the watchdog" not in logs
-    with session_scope() as session:
+    with session_scope(cluster.database_url) as session:
         objects = list(
             session.scalars(select(SandboxObject).where(SandboxObject.token.like(f"{stack_id}:%")))
         )

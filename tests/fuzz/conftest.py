@@ -19,34 +19,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "chaos"))
 
 from fuzz_support import FuzzCluster
-from private_services import PrivateRedis, celery_app
+from private_services import PrivateRedis, celery_app, fresh_database
 
 from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
-from conv_tasks.db.migrate import upgrade
-from conv_tasks.db.session import driver_url
 
 RUN = uuid.uuid4().hex[:6]
-
-
-def _fresh_database(session_url: str) -> str:
-    """A migrated database named after the session's, with `_fuzz` appended."""
-    target = driver_url(session_url)
-    target = target.set(database=f"{target.database}_fuzz")
-    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
-        conn.execute(text(f'CREATE DATABASE "{target.database}"'))
-    admin.dispose()
-    url = target.render_as_string(hide_password=False)
-    upgrade(url)
-    return url
 
 
 @pytest.fixture(scope="session")
@@ -57,7 +41,7 @@ def fuzz_cluster(database_url: str, tmp_path_factory: pytest.TempPathFactory) ->
     engine = None
     try:
         broker.start()
-        url = _fresh_database(database_url)
+        url = fresh_database(database_url, "fuzz")
         env = {
             "CONV_TASKS_DATABASE_URL": url,
             "CONV_TASKS_BROKER_URL": broker.url(0),
