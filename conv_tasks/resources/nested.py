@@ -25,7 +25,14 @@ from conv_tasks.resources.child_stacks import (
     ChildRequest,
     ChildStacks,
 )
-from conv_tasks.resources.plugin import CHECK, DELETE, ActionContext, Progress, ResourceType
+from conv_tasks.resources.plugin import (
+    CHECK,
+    DELETE,
+    ActionContext,
+    Progress,
+    ResourceType,
+    engine_service,
+)
 
 # Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum:
 # a small child is noticed at once, a long one costs a poll every few seconds.
@@ -73,7 +80,7 @@ class NestedStackResource(ResourceType):
     def create(self, ctx: ActionContext) -> Progress:
         request = self._request(ctx)
         try:
-            child_id = _children(ctx).create(
+            child_id = child_stacks(ctx).create(
                 parent_stack_id=ctx.stack_id,
                 resource_name=ctx.resource_name,
                 token=ctx.idempotency_token,
@@ -93,7 +100,7 @@ class NestedStackResource(ResourceType):
             return self.create(ctx)
         request = self._request(ctx)
         try:
-            _children(ctx).update(ctx.physical_id, request)
+            child_stacks(ctx).update(ctx.physical_id, request)
         except ConvTasksError as exc:
             raise self._failure(ctx, f"nested stack update refused: {exc}") from None
         return Progress(done=False, poll_after=MIN_POLL_SECS)
@@ -105,7 +112,7 @@ class NestedStackResource(ResourceType):
         """Done when the child's operation completed; the child's failure is ours."""
         if ctx.physical_id is None:
             raise self._failure(ctx, "the nested stack was never created")
-        child = _children(ctx).get(ctx.physical_id)
+        child = child_stacks(ctx).get(ctx.physical_id)
         if child.deleted:
             raise self._failure(ctx, f"nested stack {child.name or child.id} is gone")
         if child.status == FAILED:
@@ -122,7 +129,7 @@ class NestedStackResource(ResourceType):
         is started once and then only read."""
         if ctx.physical_id is None:
             raise self._failure(ctx, "the nested stack was never created")
-        children = _children(ctx)
+        children = child_stacks(ctx)
         child = children.check(ctx.physical_id, ctx.idempotency_token)
         name = child.name or child.id
         if child.deleted:
@@ -151,13 +158,13 @@ class NestedStackResource(ResourceType):
             )
         if child_id is None:
             return Progress(done=True)
-        _children(ctx).delete(child_id)
+        child_stacks(ctx).delete(child_id)
         return Progress(done=False, physical_id=child_id, poll_after=MIN_POLL_SECS)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:
             return Progress(done=True)
-        child = _children(ctx).get(ctx.physical_id)
+        child = child_stacks(ctx).get(ctx.physical_id)
         if child.deleted:
             return Progress(done=True)
         if child.action == DELETE and child.status == FAILED:
@@ -165,7 +172,7 @@ class NestedStackResource(ResourceType):
         if child.action != DELETE and child.status != IN_PROGRESS:
             # Not being deleted (an operation of its own ended after our delete was asked
             # for): ask again, which is safe to repeat.
-            _children(ctx).delete(ctx.physical_id)
+            child_stacks(ctx).delete(ctx.physical_id)
         return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
 
     def interrupt(self, ctx: ActionContext) -> None:
@@ -188,11 +195,5 @@ class NestedStackResource(ResourceType):
         )
 
 
-def _children(ctx: ActionContext) -> ChildStacks:
-    if ctx.children is None:
-        raise ResourceFailure(
-            f"Resource {ctx.resource_name}: no nested-stack service in this engine",
-            resource=ctx.resource_name,
-            action=ctx.action,
-        )
-    return ctx.children
+def child_stacks(ctx: ActionContext) -> ChildStacks:
+    return engine_service(ctx, ctx.children, "nested-stack service")

@@ -13,10 +13,10 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from conv_tasks.deployments.store import DeploymentStore
-from conv_tasks.errors import Problem
+from conv_tasks.errors import Problem, ResourceFailure
 from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
@@ -95,6 +95,21 @@ class ActionContext:
     # (resolved metadata, deletion_policy, update_policy): given on the first step of a
     # create or update, None on polls and deletes.
     facade: Mapping[str, Any] | None = None
+
+
+S = TypeVar("S")
+
+
+def engine_service(ctx: ActionContext, service: S | None, what: str) -> S:
+    """A service the engine hands actions on the context (the deployment store, wait
+    condition handles, child stacks), or a failure naming `what` this engine lacks."""
+    if service is None:
+        raise ResourceFailure(
+            f"Resource {ctx.resource_name}: no {what} is configured in this engine.",
+            resource=ctx.resource_name,
+            action=ctx.action,
+        )
+    return service
 
 
 @dataclass(frozen=True)

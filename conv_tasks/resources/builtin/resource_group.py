@@ -21,7 +21,6 @@ from conv_tasks.resources.child_stacks import (
     FAILED,
     ChildRequest,
     ChildStack,
-    ChildStacks,
 )
 from conv_tasks.resources.group import (
     Batch,
@@ -50,6 +49,7 @@ from conv_tasks.resources.group.names import index_order
 from conv_tasks.resources.nested import (
     MIN_POLL_SECS,
     NestedStackResource,
+    child_stacks,
     child_timeout,
     poll_after,
 )
@@ -114,7 +114,7 @@ class ResourceGroup(NestedStackResource):
             ctx, replay({}, rollout.batches[0], group_definer(group)), attributes
         )
         try:
-            child_id = self._children(ctx).create(
+            child_id = child_stacks(ctx).create(
                 parent_stack_id=ctx.stack_id,
                 resource_name=ctx.resource_name,
                 token=ctx.idempotency_token,
@@ -142,7 +142,7 @@ class ResourceGroup(NestedStackResource):
             return self.create(ctx)
         group = self._group(ctx)
         policy = self._policy(ctx)
-        children = self._children(ctx)
+        children = child_stacks(ctx)
         resources = _child_resources(children.template(ctx.physical_id))
         failed = children.failed_resources(ctx.physical_id)
         members = [
@@ -195,7 +195,7 @@ class ResourceGroup(NestedStackResource):
         """The child's batch finished? Then pause, start the next batch, or finish."""
         if ctx.physical_id is None:
             raise self._failure(ctx, "the nested stack was never created")
-        children = self._children(ctx)
+        children = child_stacks(ctx)
         child = children.get(ctx.physical_id)
         if child.deleted:
             raise self._failure(ctx, f"nested stack {child.name or child.id} is gone")
@@ -216,7 +216,7 @@ class ResourceGroup(NestedStackResource):
     def _apply(self, ctx: ActionContext, rollout: Rollout, batch: int) -> Progress:
         """Send batch `batch` to the child (sending it twice is harmless: same template)."""
         assert ctx.physical_id is not None
-        children = self._children(ctx)
+        children = child_stacks(ctx)
         group = self._group(ctx)
         current = dict(_child_resources(children.template(ctx.physical_id)))
         resources = replay(current, rollout.batches[batch], group_definer(group))
@@ -257,11 +257,6 @@ class ResourceGroup(NestedStackResource):
         return {MEMBER_VIEW: member_view_data(ctx.resource_name, names, members, skiplist)}
 
     # ---------------------------------------------------------------- helpers
-    def _children(self, ctx: ActionContext) -> ChildStacks:
-        if ctx.children is None:
-            raise self._failure(ctx, "no nested-stack service in this engine")
-        return ctx.children
-
     def _group(self, ctx: ActionContext) -> GroupProperties:
         return group_properties(ctx.properties, path=f"resources.{ctx.resource_name}.properties")
 

@@ -12,8 +12,13 @@ from typing import Any, ClassVar
 
 from conv_tasks.deployments.records import INPUT_TYPES, UNGROUPED, SoftwareConfig
 from conv_tasks.deployments.store import DeploymentStore
-from conv_tasks.errors import ResourceFailure
-from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
+from conv_tasks.resources.plugin import (
+    ActionContext,
+    Progress,
+    ResourceType,
+    engine_service,
+    token_physical_id,
+)
 from conv_tasks.resources.schema import (
     ANY,
     BOOLEAN,
@@ -52,13 +57,7 @@ OUTPUT_SCHEMA: Mapping[str, PropertySchema] = {
 
 def deployment_store(ctx: ActionContext) -> DeploymentStore:
     """The store the engine handed the action, or a failure saying none was."""
-    if ctx.deployments is None:
-        raise ResourceFailure(
-            f"Resource {ctx.resource_name}: no deployment store is configured in this engine.",
-            resource=ctx.resource_name,
-            action=ctx.action,
-        )
-    return ctx.deployments
+    return engine_service(ctx, ctx.deployments, "deployment store")
 
 
 class SoftwareConfigResource(ResourceType):

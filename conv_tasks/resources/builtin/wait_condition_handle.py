@@ -28,7 +28,13 @@ from typing import Any, ClassVar
 
 from conv_tasks.deployments.credentials import credential_hash, new_credential
 from conv_tasks.errors import ResourceFailure
-from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
+from conv_tasks.resources.plugin import (
+    ActionContext,
+    Progress,
+    ResourceType,
+    engine_service,
+    token_physical_id,
+)
 from conv_tasks.resources.schema import STRING, AttributeSchema, Constraint, PropertySchema
 from conv_tasks.resources.support import SupportStatus
 from conv_tasks.waitconditions.store import WaitHandleStore
@@ -54,13 +60,7 @@ _TRANSPORTS = Constraint.allowed_values(
 
 def wait_handle_store(ctx: ActionContext) -> WaitHandleStore:
     """The store the engine handed the action, or a failure saying none was."""
-    if ctx.wait_handles is None:
-        raise ResourceFailure(
-            f"Resource {ctx.resource_name}: no wait condition store is configured in this engine.",
-            resource=ctx.resource_name,
-            action=ctx.action,
-        )
-    return ctx.wait_handles
+    return engine_service(ctx, ctx.wait_handles, "wait condition store")
 
 
 class WaitConditionHandleResource(ResourceType):
