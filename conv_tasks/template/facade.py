@@ -30,13 +30,13 @@ HIDDEN = "hidden"
 
 def facade_of(resolved: ResolvedResource, *, hidden: bool = False) -> dict[str, Any]:
     """The definition a resource hands its child stack for resource_facade: its resolved
-    metadata, its deletion_policy and its resolved update_policy (empty while the template
-    loader does not keep one), as JSON-ready values. `hidden`: the resource derives from
+    metadata, its deletion_policy and its resolved update_policy ({} when it has none), as
+    JSON-ready values. `hidden`: the resource derives from
     hidden parameters, so the child must treat these values as hidden too."""
-    facade = {
+    facade: dict[str, Any] = {
         "metadata": resolved.metadata,
         "deletion_policy": resolved.deletion_policy,
-        "update_policy": getattr(resolved, "update_policy", None) or {},
+        "update_policy": resolved.update_policy or {},
     }
     if hidden:
         facade[HIDDEN] = True
