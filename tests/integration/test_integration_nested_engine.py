@@ -105,24 +105,32 @@ def test_duplicated_deliveries_make_one_child(database_url: str, redis_client: o
     assert sandbox_objects(child.id) == []
 
 
-def test_a_create_step_run_twice_makes_one_child(database_url: str, redis_client: object) -> None:
-    """A worker killed after starting the child and before recording it runs the step
-    again (resume): the same idempotency token finds the same child."""
+def parent_step(
+    prefix: str,
+    resource: str,
+    version: int,
+    properties: dict[str, Any],
+    *,
+    deadline_secs: float | None = 600,
+    **extra: Any,
+) -> tuple[EngineEnv, DuplicatingDispatcher, ActionContext]:
+    """A host stack made by the engine in this process (nodes run by draining the returned
+    dispatcher), and the context a node gives the CREATE step of `resource`'s version
+    `version` on it."""
     dispatcher = DuplicatingDispatcher(copies=1)
     env = EngineEnv.default(dispatcher)
-    tenant = f"nest-twice-{uuid.uuid4().hex[:6]}"
+    tenant = f"{prefix}-{uuid.uuid4().hex[:6]}"
     parent_id = operations.create_stack(
         env, tenant=tenant, name="host", template=template({}), parameters={}
     )["stack_id"]
     dispatcher.drain(env, random.Random(1))
-    plugin = HeatStackResource()
     now = time.time()
     ctx = ActionContext(
         stack_id=parent_id,
-        resource_name="inner",
+        resource_name=resource,
         action="CREATE",
-        idempotency_token=f"{parent_id}:1:CREATE",
-        properties={"template": json.dumps(CHILD), "parameters": {}},
+        idempotency_token=f"{parent_id}:{version}:CREATE",
+        properties=properties,
         old_properties=None,
         physical_id=None,
         data={},
@@ -130,8 +138,20 @@ def test_a_create_step_run_twice_makes_one_child(database_url: str, redis_client
         now=now,
         sandbox=env.sandbox,
         children=EngineChildStacks(env),
-        deadline=now + 600,
+        deadline=None if deadline_secs is None else now + deadline_secs,
+        **extra,
     )
+    return env, dispatcher, ctx
+
+
+def test_a_create_step_run_twice_makes_one_child(database_url: str, redis_client: object) -> None:
+    """A worker killed after starting the child and before recording it runs the step
+    again (resume): the same idempotency token finds the same child."""
+    env, dispatcher, ctx = parent_step(
+        "nest-twice", "inner", 1, {"template": json.dumps(CHILD), "parameters": {}}
+    )
+    parent_id = ctx.stack_id
+    plugin = HeatStackResource()
     first = plugin.create(ctx)
     second = plugin.create(ctx)
     assert first.physical_id == second.physical_id and not first.done
@@ -266,29 +286,15 @@ def test_a_delete_finds_a_child_whose_id_was_never_recorded(
 ) -> None:
     """The create step made the child and its worker died before the id was written: the
     resource's delete (same version, its own token) still finds and deletes the child."""
-    dispatcher = DuplicatingDispatcher(copies=1)
-    env = EngineEnv.default(dispatcher)
-    tenant = f"nest-orphan-{uuid.uuid4().hex[:6]}"
-    parent_id = operations.create_stack(
-        env, tenant=tenant, name="host", template=template({}), parameters={}
-    )["stack_id"]
-    dispatcher.drain(env, random.Random(1))
-    plugin = HeatStackResource()
-    now = time.time()
-    ctx = ActionContext(
-        stack_id=parent_id,
-        resource_name="inner",
-        action="CREATE",
-        idempotency_token=f"{parent_id}:42:CREATE",
-        properties={"template": json.dumps(CHILD), "parameters": {}},
-        old_properties=None,
-        physical_id=None,
-        data={},
-        started_at=now,
-        now=now,
-        sandbox=env.sandbox,
-        children=EngineChildStacks(env),
+    env, dispatcher, ctx = parent_step(
+        "nest-orphan",
+        "inner",
+        42,
+        {"template": json.dumps(CHILD), "parameters": {}},
+        deadline_secs=None,
     )
+    parent_id = ctx.stack_id
+    plugin = HeatStackResource()
     child_id = plugin.create(ctx).physical_id
     dispatcher.drain(env, random.Random(2))
     assert len(sandbox_objects(str(child_id))) == 2

@@ -10,10 +10,14 @@ import uuid
 from typing import Any
 
 from integration_support import sandbox_objects, template
-from test_integration_nested_engine import DuplicatingDispatcher, _children, _stack_events
+from test_integration_nested_engine import (
+    DuplicatingDispatcher,
+    _children,
+    _stack_events,
+    parent_step,
+)
 
 from conv_tasks.engine import operations
-from conv_tasks.engine.child_stacks import EngineChildStacks
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.resources import ActionContext
 from conv_tasks.resources.builtin.resource_group import ResourceGroup
@@ -75,20 +79,11 @@ def test_duplicated_deliveries_make_each_member_once(
 def test_a_group_create_step_run_twice_makes_one_child(
     database_url: str, redis_client: object
 ) -> None:
-    dispatcher = DuplicatingDispatcher(copies=1)
-    env = EngineEnv.default(dispatcher)
-    tenant = f"grp-twice-{uuid.uuid4().hex[:6]}"
-    parent_id = operations.create_stack(
-        env, tenant=tenant, name="host", template=template({}), parameters={}
-    )["stack_id"]
-    dispatcher.drain(env, random.Random(1))
-    now = time.time()
-    ctx = ActionContext(
-        stack_id=parent_id,
-        resource_name="group",
-        action="CREATE",
-        idempotency_token=f"{parent_id}:1:CREATE",
-        properties={
+    env, dispatcher, ctx = parent_step(
+        "grp-twice",
+        "group",
+        1,
+        {
             "count": 2,
             "index_var": "%index%",
             "resource_def": {
@@ -99,16 +94,9 @@ def test_a_group_create_step_run_twice_makes_one_child(
             "removal_policies": [],
             "removal_policies_mode": "append",
         },
-        old_properties=None,
-        physical_id=None,
-        data={},
-        started_at=now,
-        now=now,
-        sandbox=env.sandbox,
-        children=EngineChildStacks(env),
-        deadline=now + 600,
         attribute_references=(("output", ()),),
     )
+    parent_id = ctx.stack_id
     plugin = ResourceGroup()
     first = plugin.create(ctx)
     second = plugin.create(ctx)
