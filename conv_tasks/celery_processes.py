@@ -81,10 +81,20 @@ class CeleryProcesses:
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=10)
 
+    def pause(self, name: str) -> None:
+        """SIGSTOP a process and its pool children: a host that hangs, holding its leases and
+        connections, and may come back."""
+        os.killpg(self.procs[name].pid, signal.SIGSTOP)
+
+    def resume(self, name: str) -> None:
+        """SIGCONT a process paused with `pause`."""
+        os.killpg(self.procs[name].pid, signal.SIGCONT)
+
     def stop_all(self, timeout: float = 20.0) -> None:
         """SIGTERM everything (workers finish their tasks), SIGKILL what does not stop."""
         for proc in self.procs.values():
             with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGCONT)  # a paused process could not stop
                 os.killpg(proc.pid, signal.SIGTERM)
         for proc in self.procs.values():
             try:

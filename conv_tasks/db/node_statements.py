@@ -156,7 +156,9 @@ SELECT new.*, true AS held, (SELECT woken FROM old) AS woken FROM new
 )
 
 # Reinstate an older version that already matches the definition: it becomes the head under
-# our lease, the head we hold is marked replaced by it and released.
+# our lease, the head we hold is marked replaced by it and released. Only if the version is
+# still as the node read it (complete, holding its resource, of that definition) and nobody
+# ever leased it since: a clean-up that leased it may have begun deleting it.
 REINSTATE = text(
     f"""
 WITH prior AS (
@@ -166,7 +168,9 @@ keep AS (
     UPDATE resource r
     SET replaced_by = NULL, lock_holder = :traversal, lock_nonce = :nonce, {_LEASE},
         atomic_key = r.atomic_key + 1, updated_at = now()
-    FROM prior WHERE r.id = :keep_id AND {_FREE}
+    FROM prior
+    WHERE r.id = :keep_id AND r.lock_nonce IS NULL AND r.status = 'COMPLETE'
+      AND r.physical_id IS NOT NULL AND r.definition_hash = :keep_hash
     RETURNING {columns("r.")}
 ),
 old AS (

@@ -230,13 +230,15 @@ class NodeStore:
     def reinstate(
         self, head: ResourceVersion, keep: ResourceVersion, *, reason: str, ttl: float
     ) -> tuple[ResourceVersion | None, tuple[str, ...]]:
-        """`keep` becomes the head under our lease; None if another node holds it."""
+        """`keep` becomes the head under our lease; None if it is no longer as read (another
+        node leased it, or it changed)."""
         row = (
             self._conn.execute(
                 sql.REINSTATE,
                 {
                     "head_id": head.id,
                     "keep_id": keep.id,
+                    "keep_hash": keep.definition_hash,
                     "nonce": self.nonce,
                     "traversal": self.traversal,
                     "stack_id": self.stack_id,

@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 
 from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion, StackState
 from conv_tasks.engine.actions import StepResult, action_context, pick_attributes, run_step
-from conv_tasks.engine.decide import Verdict, decide
+from conv_tasks.engine.decide import Verdict, decide, settles
 from conv_tasks.engine.definition import PreparedResource, StackDefinition
 from conv_tasks.engine.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
@@ -101,7 +101,7 @@ def converge(run: NodeRun) -> Outcome:
             "action_deadline": deadline,
             "interrupt_reason": None,
         }
-        return _after_step(run, head, Action.CREATE, step, claim, intent=intent)
+        return _after_step(run, head, Action.CREATE, step, claim, intent=intent, own=True)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
 
 
@@ -240,7 +240,7 @@ def _new_version(
     )
     ctx = _starting(ctx, run.definition(), prepared)
     step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
-    return _after_step(run, new, action, step, claim)
+    return _after_step(run, new, action, step, claim, own=True)
 
 
 def _resume(
@@ -252,8 +252,10 @@ def _resume(
 ) -> Outcome:
     """Carry on an action whose worker died: start its step again with the same token (and
     the facade of the definition the node converges to: a child stack started again reads
-    the same)."""
-    return _step(run, head, claim, wanted, first=True, facade=_facade(run.definition(), prepared))
+    the same). Once it finishes, the node converges afresh if that action's definition is
+    not the one this traversal wants."""
+    facade = _facade(run.definition(), prepared)
+    return _step(run, head, claim, wanted, first=True, facade=facade, prepared=prepared)
 
 
 def _poll(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome:
@@ -305,6 +307,7 @@ def _step(
     *,
     first: bool,
     facade: Mapping[str, Any] | None = None,
+    prepared: PreparedResource | None = None,
 ) -> Outcome:
     action = Action(version.action)
     old = next((v for v in claim.versions if v.id == version.replaces), None)
@@ -319,7 +322,7 @@ def _step(
     )
     plugin = run.plugin(version)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)
-    return _after_step(run, version, action, step, claim)
+    return _after_step(run, version, action, step, claim, prepared=prepared)
 
 
 def _after_step(
@@ -330,9 +333,17 @@ def _after_step(
     claim: Claim,
     *,
     intent: Mapping[str, Any] | None = None,
+    own: bool = False,
+    prepared: PreparedResource | None = None,
 ) -> Outcome:
     """Record what one step of the action did. `intent` carries what a create not yet
-    recorded as started must write with its outcome (and its IN_PROGRESS event)."""
+    recorded as started must write with its outcome (and its IN_PROGRESS event).
+
+    `own`: this delivery started the action for this traversal's definition, so finishing
+    it converges the resource. Otherwise (a resumed action, or a poll, which may continue an
+    action an older traversal began) a finished action converges the resource only if its
+    definition is this traversal's (`prepared`, resolved here when not given); if not, the
+    node converges afresh."""
     started = [NodeEvent(action, Status.IN_PROGRESS)] if intent else []
     recorded = dict(intent or {})
     if not step.done:
@@ -364,10 +375,7 @@ def _after_step(
         # An update node finishing a delete a dead worker began; then it converges afresh.
         fields = {"status": Status.COMPLETE, "physical_id": None}
         run.write(version, fields, [NodeEvent(Action.DELETE, Status.COMPLETE)])
-        run.flush()
-        fresh = run.task.again(nonce=None, poll=False, attempt=0)
-        run.env.dispatcher.node(fresh.to_payload())
-        return Outcome.RESUMED_DELETE
+        return _afresh(run)
     fields = {
         **recorded,
         "action": action,
@@ -379,13 +387,40 @@ def _after_step(
         "attr_data": {"ref": step.reference, "attributes": dict(step.attributes)},
     }
     events = [*started, NodeEvent(action, Status.COMPLETE, "", step.physical_id)]
+    finished = replace(version, action=action, status=Status.COMPLETE)
+    settled_here = own or not run.current or _as_wanted(run, finished, prepared)
     written = run.write(version, fields, events, purge=version.replaces)
     if not written.ok:
         return Outcome.LOST_LEASE
+    if not settled_here:
+        return _afresh(run)
     purged = version.replaces if written.purged else None
     settled = _settled(run, claim, version, purged)
     run.hand_on(NodeOutput(step.reference, dict(step.attributes)), settled=settled)
     return Outcome.COMPLETE
+
+
+def _as_wanted(run: NodeRun, finished: ResourceVersion, prepared: PreparedResource | None) -> bool:
+    """Whether the action just finished on `finished` converged the resource to this
+    traversal's definition (`decide.settles`). A definition that no longer prepares says
+    no: the fresh delivery fails the resource with the reason."""
+    if prepared is None:
+        definition = run.definition()
+        try:
+            prepared = definition.prepare(run.name, _inputs(run, definition), run.env.registry)
+        except ConvTasksError:
+            return False
+    resolved = prepared.resolved
+    return settles(finished, type_name=resolved.type, definition_hash=resolved.definition_hash)
+
+
+def _afresh(run: NodeRun) -> Outcome:
+    """The node finished an action an older traversal began (its worker died): deliver it
+    again, fresh, so that it decides anew against its own traversal's definition."""
+    run.flush()
+    fresh = run.task.again(nonce=None, poll=0, attempt=0)
+    run.env.dispatcher.node(fresh.to_payload())
+    return Outcome.TAKEN_OVER
 
 
 def _converged(

@@ -39,6 +39,22 @@ def _not_in_place(head: ResourceVersion) -> bool:
     return False
 
 
+def settles(finished: ResourceVersion, *, type_name: str, definition_hash: str) -> bool:
+    """Whether an action that just finished on `finished` leaves the resource as the
+    traversal's definition wants it.
+
+    An action the traversal started itself does by construction. One it took over (the
+    worker that began it died, and a newer traversal resumed it with the same token) was
+    started for the older traversal's definition, which may not be this one: then the node
+    must converge afresh, and `decide` chooses update, replacement or reinstatement.
+    """
+    return (
+        finished.status == Status.COMPLETE
+        and finished.type == type_name
+        and finished.definition_hash == definition_hash
+    )
+
+
 def decide(
     head: ResourceVersion,
     versions: Sequence[ResourceVersion],
@@ -84,6 +100,9 @@ def decide(
             and candidate.action not in (Action.INIT, Action.DELETE)
             and candidate.physical_id is not None
             and candidate.definition_hash == definition_hash
+            # Leased by a clean-up (alive, or dead before it let go): its delete may have
+            # begun, whatever its row still says. It is not brought back but purged.
+            and candidate.lock_nonce is None
         ):
             return Decision(Verdict.REINSTATE, candidate, f"version {candidate.version} matches")
     if not same_type and not substitutes(head.type, type_name):

@@ -41,7 +41,9 @@ class Outcome(StrEnum):
     RETRY = "retry"  # lost a race for the resource; the node runs again shortly
     SUPERSEDED = "superseded"  # a newer traversal owns the stack: stopped
     STACK_GONE = "stack-gone"  # the stack no longer exists
-    RESUMED_DELETE = "resumed-delete"  # finished a delete a dead worker began, converges afresh
+    # Finished an action an older traversal began (its worker died) for another definition
+    # than this traversal's, or a delete: the node is delivered again to converge afresh.
+    TAKEN_OVER = "taken-over"
     LOST_LEASE = "lost-lease"  # the lease expired mid-action and another node took over
 
 

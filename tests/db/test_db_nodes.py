@@ -209,6 +209,87 @@ def test_a_new_version_takes_over_and_the_old_is_purged_when_it_finishes(
     ]
 
 
+def _replaced_twice(url: str, stack: tuple[str, str, int]) -> None:
+    """Version 0 (p-0, hash h0) replaced by version 1 (p-1, h1), both complete, none held."""
+    with _store(url, stack) as store:
+        head = _claim(store).versions[0]
+        store.write(
+            head,
+            {"action": "CREATE", "physical_id": "p-0", "definition_hash": "h0"},
+            release=False,
+            ttl=30,
+        )
+        head = _claim(store).versions[0]
+        new, _ = store.start_version(
+            head,
+            version=1,
+            in_place=False,
+            fields={
+                "type": "OS::Heat::None",
+                "physical_id": None,
+                "action": "CREATE",
+                "status_reason": "",
+                "template_id": stack[2],
+                "properties_data": {},
+                "plugin_data": {},
+                "definition_hash": "h1",
+                "requires": [],
+                "deletion_policy": "Delete",
+                "action_started_at": datetime.now(UTC),
+            },
+            reason="replacing version 0",
+            ttl=30,
+        )
+        assert new is not None
+        assert store.write(new, {"status": "COMPLETE", "physical_id": "p-1"}).ok
+
+
+def _reinstating(url: str, stack: tuple[str, str, int], keep: Any) -> Any:
+    with _store(url, stack) as store:
+        claim = _claim(store)
+        head = next(v for v in claim.versions if v.replaced_by is None)
+        kept, _ = store.reinstate(head, keep, reason="version 0 reinstated", ttl=30)
+        if kept is None:
+            store.write(head, {})
+        return kept
+
+
+def test_an_untouched_older_version_is_reinstated(database_url: str) -> None:
+    stack = _new_stack(database_url)
+    _replaced_twice(database_url, stack)
+    with _store(database_url, stack) as reader:
+        keep = next(v for v in _claim(reader).versions if v.version == 0)
+        reader.write(next(v for v in _claim(reader).versions if v.held), {})
+    kept = _reinstating(database_url, stack, keep)
+    assert kept is not None and (kept.version, kept.physical_id) == (0, "p-0")
+    old, new = _rows(database_url, stack[0])
+    assert old.replaced_by is None and new.replaced_by == old.id
+
+
+@pytest.mark.parametrize("change", ["leased-by-a-dead-clean-up", "its-state-changed"])
+def test_a_version_changed_since_it_was_read_is_not_reinstated(
+    database_url: str, change: str
+) -> None:
+    stack = _new_stack(database_url)
+    _replaced_twice(database_url, stack)
+    with _store(database_url, stack) as reader:
+        claim = _claim(reader)
+        keep = next(v for v in claim.versions if v.version == 0)
+        reader.write(next(v for v in claim.versions if v.held), {})
+    if change == "leased-by-a-dead-clean-up":
+        # A clean-up leases version 0, may begin deleting it, and dies: its lease runs out
+        # but is never let go.
+        with _store(database_url, stack) as cleanup:
+            assert _claim(cleanup, ttl=0.1, cleanup=True).versions[0].held
+        time.sleep(0.3)
+    else:
+        with session_scope(database_url) as session:
+            session.get(Resource, keep.id).status = "FAILED"
+    assert _reinstating(database_url, stack, keep) is None
+    old, new = _rows(database_url, stack[0])
+    assert old.replaced_by == new.id and new.replaced_by is None and new.lock_nonce is None
+
+
 def test_drop_deletes_only_what_we_hold_with_its_events(database_url: str) -> None:
     stack = _new_stack(database_url)
     with _store(database_url, stack) as store:

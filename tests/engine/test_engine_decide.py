@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from conv_tasks.db.nodes import ResourceVersion
-from conv_tasks.engine.decide import Decision, Verdict, decide
+from conv_tasks.engine.decide import Decision, Verdict, decide, settles
 from conv_tasks.engine.status import Action, Status
 
 TYPE = "OS::Heat::TestResource"
@@ -235,6 +235,8 @@ def test_first_matching_candidate_is_reinstated() -> None:
         pytest.param({"status": Status.FAILED}, id="failed"),
         pytest.param({"status": Status.IN_PROGRESS}, id="in-progress"),
         pytest.param({"definition_hash": "hash-else"}, id="other-hash"),
+        # A clean-up leased it (and may have died mid-delete): its row cannot be trusted.
+        pytest.param({"lock_nonce": "a-clean-up's nonce"}, id="leased-by-a-clean-up"),
     ],
 )
 def test_unusable_older_version_is_not_reinstated(candidate_changes: dict[str, Any]) -> None:
@@ -252,6 +254,82 @@ def test_a_version_with_the_head_id_is_never_reinstated() -> None:
     decision = run(head, (same_row,))
     assert decision.verdict == Verdict.UPDATE
     assert decision.version is head
+
+
+# ---------------------------------------------------------------- finishing a taken-over action
+# A newer traversal resumes an action whose worker died (RESUME). The action finishes with the
+# definition its own, older traversal gave it; `settles` says whether that is the one the
+# newer traversal wants, and if not the node decides afresh on what the action left.
+
+
+def finish(version: ResourceVersion) -> ResourceVersion:
+    return dataclasses.replace(version, status=Status.COMPLETE)
+
+
+def test_resumed_create_then_a_different_definition_is_updated_in_place() -> None:
+    head = view(action=Action.CREATE, status=Status.IN_PROGRESS, physical_id=None)
+    assert run(head).verdict == Verdict.RESUME
+    done = finish(dataclasses.replace(head, physical_id="phys-1"))
+    assert not settles(done, type_name=TYPE, definition_hash=NEW_HASH)
+    assert run(done) == Decision(Verdict.UPDATE, done)
+
+
+def test_resumed_create_then_a_change_it_cannot_take_in_place_is_replaced() -> None:
+    head = view(action=Action.CREATE, status=Status.IN_PROGRESS)
+    done = finish(head)
+    assert not settles(done, type_name=TYPE, definition_hash=NEW_HASH)
+    assert run(done, needs_replacement=always).verdict == Verdict.REPLACE
+    assert not settles(done, type_name=OTHER_TYPE, definition_hash=OLD_HASH)
+    assert run(done, type_name=OTHER_TYPE, definition_hash=OLD_HASH).verdict == Verdict.REPLACE
+
+
+def test_resumed_action_of_the_same_definition_settles() -> None:
+    for action in (Action.CREATE, Action.UPDATE):
+        head = view(action=action, status=Status.IN_PROGRESS, definition_hash=NEW_HASH)
+        assert run(head).verdict == Verdict.RESUME
+        done = finish(head)
+        assert settles(done, type_name=TYPE, definition_hash=NEW_HASH)
+        assert run(done).verdict == Verdict.NOOP
+
+
+def test_resumed_update_of_an_older_definition_is_updated_again() -> None:
+    head = view(id=2, version=2, action=Action.UPDATE, status=Status.IN_PROGRESS, replaces=1)
+    older = view(id=1, version=1, physical_id=None, replaced_by=2, definition_hash="hash-1")
+    assert run(head, (older,)).verdict == Verdict.RESUME
+    done = finish(head)
+    assert not settles(done, type_name=TYPE, definition_hash=NEW_HASH)
+    assert run(done, (older,)) == Decision(Verdict.UPDATE, done)
+
+
+def test_resumed_replacement_gives_way_to_the_version_it_replaces_when_that_one_matches() -> None:
+    # v2 was replacing v1 when its worker died; the newer traversal (a rollback) wants v1 back.
+    v1 = view(id=1, version=1, physical_id="phys-1", replaced_by=2, definition_hash=NEW_HASH)
+    v2 = view(
+        id=2,
+        version=2,
+        status=Status.IN_PROGRESS,
+        physical_id=None,
+        replaces=1,
+        definition_hash=OLD_HASH,
+    )
+    assert run(v2, (v1,)).verdict == Verdict.RESUME
+    done = finish(dataclasses.replace(v2, physical_id="phys-2"))
+    assert not settles(done, type_name=TYPE, definition_hash=NEW_HASH)
+    assert run(done, (v1,)) == Decision(Verdict.REINSTATE, v1, "version 1 matches")
+
+
+def test_resumed_replacement_of_another_definition_is_updated_in_place() -> None:
+    v1 = view(id=1, version=1, physical_id="phys-1", replaced_by=2, definition_hash="hash-1")
+    v2 = view(id=2, version=2, status=Status.IN_PROGRESS, replaces=1, definition_hash=OLD_HASH)
+    done = finish(v2)
+    assert not settles(done, type_name=TYPE, definition_hash=NEW_HASH)
+    assert run(done, (v1,)) == Decision(Verdict.UPDATE, done)
+
+
+def test_an_action_that_did_not_complete_never_settles() -> None:
+    for status in (Status.IN_PROGRESS, Status.FAILED):
+        version = view(status=status, definition_hash=NEW_HASH)
+        assert not settles(version, type_name=TYPE, definition_hash=NEW_HASH)
 
 
 # ---------------------------------------------------------------- substitution (seed 004)
