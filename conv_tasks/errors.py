@@ -147,6 +147,13 @@ class Conflict(ConvTasksError):
     code = "conflict"
 
 
+class Duplicate(Conflict):
+    """A row that must be unique exists already (a live stack's name, a create's idempotency
+    key, a resource version another operation just added): nothing was written."""
+
+    code = "conflict"
+
+
 class LostRace(ConvTasksError):
     """Another operation swapped in its traversal first; ours was undone."""
 

@@ -1,6 +1,6 @@
 """`conv-tasks db purge`: delete stacks deleted long ago and old events, now, in batches.
 
-The same purge beat runs every CONV_TASKS_PURGE_INTERVAL (conv_tasks.engine.retention),
+The same purge beat runs every CONV_TASKS_PURGE_INTERVAL (conv_tasks.engine.upkeep.retention),
 with the retention settings; the options here override them for one run.
 """
 
@@ -91,7 +91,7 @@ def db_purge(
     CONV_TASKS_PURGE_INTERVAL), or what the options say, now. Each transaction
     deletes at most --batch-size rows and skips rows other transactions hold.
     """
-    from conv_tasks.engine.retention import RetentionPolicy, purge
+    from conv_tasks.engine.upkeep.retention import RetentionPolicy, purge
     from conv_tasks.settings import get_settings
 
     policy = RetentionPolicy.from_settings(get_settings())

@@ -1,4 +1,53 @@
 """PostgreSQL persistence: models, sessions, repositories and migrations.
 
-This package is the only place in conv_tasks that speaks SQL.
+This package is the only place in conv_tasks that speaks SQL. Other packages get a
+Database handed in and use its named operations: a transaction's repositories
+(`Transaction`), or a node delivery's `NodeStore`; what they read comes back as frozen
+values (`StackRow`, `ResourceRow`, …), never as ORM objects. It must never import the
+engine, the tasks or the CLI.
 """
+
+from conv_tasks.db.database import Database, Transaction
+from conv_tasks.db.deployments import PostgresDeployments, config_of, published_action
+from conv_tasks.db.events import EventRecord
+from conv_tasks.db.nodes import Claim, NodeEvent, NodeStore, ResourceVersion, StackState, Written
+from conv_tasks.db.purge import EventFloors
+from conv_tasks.db.rows import (
+    DeploymentRow,
+    EventRow,
+    HandleRow,
+    NewStack,
+    ResourceRow,
+    StackRow,
+    TemplateRow,
+)
+from conv_tasks.db.sandbox import PostgresSandbox
+from conv_tasks.db.stacks import RunningOperation
+from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
+
+__all__ = [
+    "Claim",
+    "Database",
+    "DeploymentRow",
+    "EventFloors",
+    "EventRecord",
+    "EventRow",
+    "HandleRow",
+    "NewStack",
+    "NodeEvent",
+    "NodeStore",
+    "PostgresDeployments",
+    "PostgresSandbox",
+    "PostgresWaitHandles",
+    "ResourceRow",
+    "ResourceVersion",
+    "RunningOperation",
+    "StackRow",
+    "StackState",
+    "TemplateRow",
+    "Transaction",
+    "Written",
+    "config_of",
+    "published_action",
+    "signals_of",
+]

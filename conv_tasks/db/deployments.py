@@ -1,14 +1,15 @@
 """Software configs, deployments and server credentials in PostgreSQL.
 
 PostgresDeployments is the DeploymentStore the resource types write through,
-each call one short transaction of its own. The functions below it serve
-the public deployment tasks inside the caller's session. No credential is
-ever written here: only hashes.
+each call one short transaction of its own. DeploymentRecords serves the
+public deployment tasks inside the caller's transaction, and hands out
+frozen DeploymentRows. No credential is ever written here: only hashes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, delete, func, or_, select, update
@@ -16,6 +17,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import ServerCredential, SoftwareConfigRow, SoftwareDeploymentRow, Stack
+from conv_tasks.db.rows import DeploymentRow, freeze
 from conv_tasks.db.session import session_scope
 from conv_tasks.deployments.metadata import PublishedAction
 from conv_tasks.deployments.records import (
@@ -35,7 +37,10 @@ def _tenant_of(stack_id: str) -> Any:
     return select(Stack.tenant).where(Stack.id == stack_id).scalar_subquery()
 
 
-def state_of(row: SoftwareDeploymentRow) -> DeploymentState:
+Deployment = SoftwareDeploymentRow | DeploymentRow
+
+
+def state_of(row: Deployment) -> DeploymentState:
     return DeploymentState(
         id=row.id,
         action=row.action,
@@ -48,7 +53,7 @@ def state_of(row: SoftwareDeploymentRow) -> DeploymentState:
     )
 
 
-def config_of(row: SoftwareDeploymentRow) -> SoftwareConfig:
+def config_of(row: Deployment) -> SoftwareConfig:
     """The config snapshot a deployment row holds."""
     return SoftwareConfig(
         id=row.config_id or "",
@@ -61,7 +66,7 @@ def config_of(row: SoftwareDeploymentRow) -> SoftwareConfig:
     )
 
 
-def published_action(row: SoftwareDeploymentRow) -> PublishedAction:
+def published_action(row: Deployment) -> PublishedAction:
     return PublishedAction(
         id=row.id,
         stack_id=row.stack_id,
@@ -237,91 +242,117 @@ class PostgresDeployments:
 # ------------------------------------------------------------ for the public tasks
 
 
-def credentials_for_server(session: Session, server: str) -> Sequence[ServerCredential]:
-    """The credential hashes issued for `server`, in stacks that still exist."""
-    stmt = (
-        select(ServerCredential)
-        .join(Stack, Stack.id == ServerCredential.stack_id)
-        .where(ServerCredential.server == server, Stack.deleted_at.is_(None))
-    )
-    return session.scalars(stmt).all()
+class DeploymentRecords:
+    """Deployments and server credentials, in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self._session = session
 
-def pending_for_server(
-    session: Session, server: str, stack_ids: Iterable[str]
-) -> Sequence[SoftwareDeploymentRow]:
-    """The deployments of `server` in these stacks whose action waits for the server."""
-    stmt = (
-        select(SoftwareDeploymentRow)
-        .where(
-            SoftwareDeploymentRow.server == server,
-            SoftwareDeploymentRow.status == _PENDING,
-            SoftwareDeploymentRow.stack_id.in_(list(stack_ids)),
+    def _rows(self, stmt: Any) -> list[DeploymentRow]:
+        return [freeze(DeploymentRow, row) for row in self._session.scalars(stmt)]
+
+    def credential_hashes(self, server: str) -> list[tuple[str, str]]:
+        """(stack id, credential hash) of each credential issued for `server`, in stacks that
+        still exist."""
+        stmt = (
+            select(ServerCredential.stack_id, ServerCredential.credential_hash)
+            .join(Stack, Stack.id == ServerCredential.stack_id)
+            .where(ServerCredential.server == server, Stack.deleted_at.is_(None))
         )
-        .order_by(SoftwareDeploymentRow.created_at, SoftwareDeploymentRow.id)
-    )
-    return session.scalars(stmt).all()
+        return [(stack_id, digest) for stack_id, digest in self._session.execute(stmt)]
 
+    def pending_for_server(self, server: str, stack_ids: Iterable[str]) -> list[DeploymentRow]:
+        """The deployments of `server` in these stacks whose action waits for the server."""
+        stmt = (
+            select(SoftwareDeploymentRow)
+            .where(
+                SoftwareDeploymentRow.server == server,
+                SoftwareDeploymentRow.status == _PENDING,
+                SoftwareDeploymentRow.stack_id.in_(list(stack_ids)),
+            )
+            .order_by(SoftwareDeploymentRow.created_at, SoftwareDeploymentRow.id)
+        )
+        return self._rows(stmt)
 
-def set_signal_hashes(session: Session, hashes: Mapping[str, str]) -> None:
-    """Record the hash of each deployment's signal credential (where it changed)."""
-    table = SoftwareDeploymentRow
-    for deployment_id, signal_hash in hashes.items():
-        session.execute(
-            update(table)
-            .where(table.id == deployment_id, table.signal_hash.is_distinct_from(signal_hash))
-            .values(signal_hash=signal_hash)
+    def set_signal_hashes(self, hashes: Mapping[str, str]) -> None:
+        """Record the hash of each deployment's signal credential (where it changed)."""
+        table = SoftwareDeploymentRow
+        for deployment_id, signal_hash in hashes.items():
+            self._session.execute(
+                update(table)
+                .where(table.id == deployment_id, table.signal_hash.is_distinct_from(signal_hash))
+                .values(signal_hash=signal_hash)
+            )
+
+    def lock(self, deployment_id: str) -> DeploymentRow | None:
+        """The deployment, locked until the transaction ends."""
+        stmt = select(SoftwareDeploymentRow).where(SoftwareDeploymentRow.id == deployment_id)
+        found = self._rows(stmt.with_for_update())
+        return found[0] if found else None
+
+    def lock_of_resource(
+        self, stack_id: str, resource_name: str, physical_id: str | None
+    ) -> DeploymentRow | None:
+        """The deployment a resource version made (its physical id), locked; None if it has
+        none."""
+        if physical_id is None:
+            return None
+        stmt = select(SoftwareDeploymentRow).where(
+            SoftwareDeploymentRow.id == physical_id,
+            SoftwareDeploymentRow.stack_id == stack_id,
+            SoftwareDeploymentRow.resource_name == resource_name,
+        )
+        found = self._rows(stmt.with_for_update())
+        return found[0] if found else None
+
+    def of_stack(self, stack_id: str) -> list[DeploymentRow]:
+        stmt = (
+            select(SoftwareDeploymentRow)
+            .where(SoftwareDeploymentRow.stack_id == stack_id)
+            .order_by(SoftwareDeploymentRow.resource_name, SoftwareDeploymentRow.created_at)
+        )
+        return self._rows(stmt)
+
+    def record_signal(
+        self,
+        deployment_id: str,
+        *,
+        now: datetime,
+        started: bool,
+        ended: tuple[str, str, Mapping[str, Any]] | None,
+    ) -> None:
+        """Record a server's signal on a deployment this transaction locked: that the server
+        `started` its run, or that the run `ended` (status, reason, outputs)."""
+        values: dict[str, Any] = {"signalled_at": now, "updated_at": now}
+        if started:
+            values["started_at"] = now
+        if ended is not None:
+            status, reason, outputs = ended
+            values.update(status=status, status_reason=reason, outputs=dict(outputs))
+        self._session.execute(
+            update(SoftwareDeploymentRow)
+            .where(SoftwareDeploymentRow.id == deployment_id)
+            .values(**values)
         )
 
-
-def lock_deployment(session: Session, deployment_id: str) -> SoftwareDeploymentRow | None:
-    """The deployment, locked until the session's transaction ends."""
-    stmt = select(SoftwareDeploymentRow).where(SoftwareDeploymentRow.id == deployment_id)
-    return session.scalars(stmt.with_for_update()).one_or_none()
-
-
-def deployment_of_resource(
-    session: Session, stack_id: str, resource_name: str, physical_id: str | None
-) -> SoftwareDeploymentRow | None:
-    """The deployment a resource version made (its physical id), locked; None if it has none."""
-    if physical_id is None:
-        return None
-    stmt = select(SoftwareDeploymentRow).where(
-        SoftwareDeploymentRow.id == physical_id,
-        SoftwareDeploymentRow.stack_id == stack_id,
-        SoftwareDeploymentRow.resource_name == resource_name,
-    )
-    return session.scalars(stmt.with_for_update()).one_or_none()
-
-
-def stack_deployments(session: Session, stack_id: str) -> Sequence[SoftwareDeploymentRow]:
-    stmt = (
-        select(SoftwareDeploymentRow)
-        .where(SoftwareDeploymentRow.stack_id == stack_id)
-        .order_by(SoftwareDeploymentRow.resource_name, SoftwareDeploymentRow.created_at)
-    )
-    return session.scalars(stmt).all()
-
-
-def issue_credential(
-    session: Session, tenant: str, stack_id: str, server: str, credential_hash: str, *, rotate: bool
-) -> bool:
-    """Store the hash of a new credential for the server. False (nothing written) if one was
-    issued before and `rotate` is not set."""
-    stmt = insert(ServerCredential).values(
-        stack_id=stack_id, server=server, tenant=tenant, credential_hash=credential_hash
-    )
-    if rotate:
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[ServerCredential.stack_id, ServerCredential.server],
-            set_={"credential_hash": credential_hash, "created_at": func.now()},
+    def issue_credential(
+        self, tenant: str, stack_id: str, server: str, credential_hash: str, *, rotate: bool
+    ) -> bool:
+        """Store the hash of a new credential for the server. False (nothing written) if one
+        was issued before and `rotate` is not set."""
+        stmt = insert(ServerCredential).values(
+            stack_id=stack_id, server=server, tenant=tenant, credential_hash=credential_hash
         )
-    else:
-        stmt = stmt.on_conflict_do_nothing()
-    return session.execute(stmt.returning(ServerCredential.server)).first() is not None
+        if rotate:
+            stmt = stmt.on_conflict_do_update(
+                index_elements=[ServerCredential.stack_id, ServerCredential.server],
+                set_={"credential_hash": credential_hash, "created_at": func.now()},
+            )
+        else:
+            stmt = stmt.on_conflict_do_nothing()
+        return self._session.execute(stmt.returning(ServerCredential.server)).first() is not None
 
-
-def forget_stack(session: Session, stack_id: str) -> None:
-    """A deleted stack's credentials, and whatever deployments and configs it retained."""
-    for model in (ServerCredential, SoftwareDeploymentRow, SoftwareConfigRow):
-        session.execute(delete(model).where(model.stack_id == stack_id))
+    def forget_stack(self, stack_id: str) -> None:
+        """A deleted stack's credentials, and whatever deployments and configs it retained."""
+        for model in (ServerCredential, SoftwareDeploymentRow, SoftwareConfigRow):
+            self._session.execute(delete(model).where(model.stack_id == stack_id))

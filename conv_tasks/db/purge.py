@@ -5,7 +5,7 @@ Each delete is one statement that removes at most `limit` rows, chosen with
 batch or the next run, never waited for, so a purge never queues behind live
 traffic nor makes it queue (the rows it takes are ones nobody else writes:
 events, and the rows of stacks deleted long ago). Callers run each batch in
-a transaction of its own (conv_tasks.engine.retention).
+a transaction of its own (the engine's retention).
 """
 
 from __future__ import annotations
@@ -15,17 +15,6 @@ from datetime import datetime
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
-
-
-def database_now(session: Session) -> datetime:
-    """The database's clock: cut-offs are measured against the clock that stamped the rows."""
-    now: datetime = session.execute(text("SELECT now()")).scalar_one()
-    return now
-
-
-def _deleted(session: Session, statement: str, deleted_before: datetime, limit: int) -> int:
-    result = session.execute(text(statement), {"before": deleted_before, "limit": limit})
-    return int(result.rowcount)  # type: ignore[attr-defined]
 
 
 _EVENTS_OF_DELETED_STACKS = """
@@ -52,23 +41,6 @@ DELETE FROM stack WHERE id IN (
       AND NOT EXISTS (SELECT 1 FROM resource r WHERE r.stack_id = s.id)
     LIMIT :limit FOR UPDATE OF s SKIP LOCKED)
 """
-
-
-def delete_events_of_deleted_stacks(session: Session, deleted_before: datetime, limit: int) -> int:
-    """Delete up to `limit` events of stacks deleted before `deleted_before`."""
-    return _deleted(session, _EVENTS_OF_DELETED_STACKS, deleted_before, limit)
-
-
-def delete_resources_of_deleted_stacks(
-    session: Session, deleted_before: datetime, limit: int
-) -> int:
-    """Delete up to `limit` resource rows of stacks deleted before `deleted_before`."""
-    return _deleted(session, _RESOURCES_OF_DELETED_STACKS, deleted_before, limit)
-
-
-def delete_emptied_stacks(session: Session, deleted_before: datetime, limit: int) -> int:
-    """Delete up to `limit` stacks deleted before `deleted_before` that have no rows left."""
-    return _deleted(session, _EMPTIED_DELETED_STACKS, deleted_before, limit)
 
 
 @dataclass(frozen=True)
@@ -115,23 +87,51 @@ DELETE FROM event WHERE id IN (
 """
 
 
-def event_floors(session: Session, created_before: datetime, keep: int) -> EventFloors:
-    """The floors of the live stacks that have events created before `created_before`."""
-    rows = session.execute(text(_EVENT_FLOORS), {"before": created_before, "keep": keep}).all()
-    return EventFloors(tuple(str(row[0]) for row in rows), tuple(int(row[1]) for row in rows))
+class Purges:
+    """The purge's statements, each in the caller's transaction (one batch)."""
 
+    def __init__(self, session: Session) -> None:
+        self._session = session
 
-def delete_old_events(
-    session: Session, floors: EventFloors, created_before: datetime, limit: int
-) -> int:
-    """Delete up to `limit` events below their stack's floor created before `created_before`."""
-    result = session.execute(
-        text(_OLD_EVENTS_OF_LIVE_STACKS),
-        {
-            "stack_ids": list(floors.stack_ids),
-            "floors": list(floors.floors),
-            "before": created_before,
-            "limit": limit,
-        },
-    )
-    return int(result.rowcount)  # type: ignore[attr-defined]
+    def now(self) -> datetime:
+        """The database's clock: cut-offs are measured against the clock that stamped the
+        rows."""
+        now: datetime = self._session.execute(text("SELECT now()")).scalar_one()
+        return now
+
+    def _deleted(self, statement: str, deleted_before: datetime, limit: int) -> int:
+        result = self._session.execute(text(statement), {"before": deleted_before, "limit": limit})
+        return int(result.rowcount)  # type: ignore[attr-defined]
+
+    def events_of_deleted_stacks(self, deleted_before: datetime, limit: int) -> int:
+        """Delete up to `limit` events of stacks deleted before `deleted_before`."""
+        return self._deleted(_EVENTS_OF_DELETED_STACKS, deleted_before, limit)
+
+    def resources_of_deleted_stacks(self, deleted_before: datetime, limit: int) -> int:
+        """Delete up to `limit` resource rows of stacks deleted before `deleted_before`."""
+        return self._deleted(_RESOURCES_OF_DELETED_STACKS, deleted_before, limit)
+
+    def emptied_stacks(self, deleted_before: datetime, limit: int) -> int:
+        """Delete up to `limit` stacks deleted before `deleted_before` that have no rows left."""
+        return self._deleted(_EMPTIED_DELETED_STACKS, deleted_before, limit)
+
+    def event_floors(self, created_before: datetime, keep: int) -> EventFloors:
+        """The floors of the live stacks that have events created before `created_before`."""
+        rows = self._session.execute(
+            text(_EVENT_FLOORS), {"before": created_before, "keep": keep}
+        ).all()
+        return EventFloors(tuple(str(row[0]) for row in rows), tuple(int(row[1]) for row in rows))
+
+    def old_events(self, floors: EventFloors, created_before: datetime, limit: int) -> int:
+        """Delete up to `limit` events below their stack's floor created before
+        `created_before`."""
+        result = self._session.execute(
+            text(_OLD_EVENTS_OF_LIVE_STACKS),
+            {
+                "stack_ids": list(floors.stack_ids),
+                "floors": list(floors.floors),
+                "before": created_before,
+                "limit": limit,
+            },
+        )
+        return int(result.rowcount)  # type: ignore[attr-defined]

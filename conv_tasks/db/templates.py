@@ -2,43 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import delete, exists, or_, select
+from sqlalchemy import delete, exists, or_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import RawTemplate, Stack
+from conv_tasks.db.rows import TemplateRow, freeze
 from conv_tasks.errors import NotFound
-
-
-def add_template(
-    session: Session,
-    template: dict[str, Any],
-    parameters: dict[str, Any],
-    files: dict[str, Any] | None = None,
-    environment: dict[str, Any] | None = None,
-    facade: dict[str, Any] | None = None,
-) -> RawTemplate:
-    """Store a template; `facade` is its parent resource's definition when it is a nested
-    stack's (conv_tasks.template.facade), else None."""
-    row = RawTemplate(
-        template=template,
-        parameters=parameters,
-        files=files or {},
-        environment=environment or {},
-        facade=facade,
-    )
-    session.add(row)
-    session.flush()
-    return row
-
-
-def get_template(session: Session, template_id: int) -> RawTemplate:
-    row = session.get(RawTemplate, template_id)
-    if row is None:
-        raise NotFound(f"Template {template_id} not found.")
-    return row
 
 
 def _orphaned() -> Any:
@@ -48,22 +21,51 @@ def _orphaned() -> Any:
     return ~referenced
 
 
-def orphaned_template_ids(session: Session) -> list[int]:
-    return list(session.scalars(select(RawTemplate.id).where(_orphaned()).order_by(RawTemplate.id)))
+class Templates:
+    """The raw_template rows, in the caller's transaction."""
 
+    def __init__(self, session: Session) -> None:
+        self._session = session
 
-def delete_orphaned_templates(session: Session, *, only: list[int] | None = None) -> int:
-    """Delete templates that neither the current nor the previous template of any stack is.
+    def add(
+        self,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        files: Mapping[str, Any] | None = None,
+        environment: Mapping[str, Any] | None = None,
+        facade: Mapping[str, Any] | None = None,
+    ) -> TemplateRow:
+        """Store a template; `facade` is its parent resource's definition when it is a nested
+        stack's (conv_tasks.template.facade), else None."""
+        row = RawTemplate(
+            template=dict(template),
+            parameters=dict(parameters),
+            files=dict(files or {}),
+            environment=dict(environment or {}),
+            facade=None if facade is None else dict(facade),
+        )
+        self._session.add(row)
+        self._session.flush()
+        return freeze(TemplateRow, row)
 
-    The foreign keys on the stack row refuse the delete of a template that a
-    concurrent transaction has just started to refer to; then nothing is
-    deleted this time and the next run tries again.
-    """
-    stmt = delete(RawTemplate).where(_orphaned())
-    if only is not None:
-        stmt = stmt.where(RawTemplate.id.in_(only))
-    try:
-        with session.begin_nested():
-            return session.execute(stmt).rowcount  # type: ignore[attr-defined]
-    except IntegrityError:
-        return 0
+    def get(self, template_id: int) -> TemplateRow:
+        row = self._session.get(RawTemplate, template_id)
+        if row is None:
+            raise NotFound(f"Template {template_id} not found.")
+        return freeze(TemplateRow, row)
+
+    def delete_orphaned(self, *, only: list[int] | None = None) -> int:
+        """Delete templates that neither the current nor the previous template of any stack is.
+
+        The foreign keys on the stack row refuse the delete of a template that a
+        concurrent transaction has just started to refer to; then nothing is
+        deleted this time and the next run tries again.
+        """
+        stmt = delete(RawTemplate).where(_orphaned())
+        if only is not None:
+            stmt = stmt.where(RawTemplate.id.in_(only))
+        try:
+            with self._session.begin_nested():
+                return self._session.execute(stmt).rowcount  # type: ignore[attr-defined]
+        except IntegrityError:
+            return 0

@@ -1,14 +1,14 @@
 """Wait condition handles in PostgreSQL: their signals and their tokens' hashes.
 
 PostgresWaitHandles is the WaitHandleStore the resource types use, each call
-one short transaction of its own. lock_handle and save_signals serve the
-signal paths inside the caller's session. No token is ever written here:
-only hashes.
+one short transaction of its own. HandleRecords serves the signal paths
+inside the caller's transaction. No token is ever written here: only hashes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 from datetime import UTC, datetime
 
 from sqlalchemy import select, update
@@ -16,11 +16,12 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import WaitConditionHandleRow
+from conv_tasks.db.rows import HandleRow, freeze
 from conv_tasks.db.session import session_scope
 from conv_tasks.waitconditions.signals import WaitSignal
 
 
-def signals_of(row: WaitConditionHandleRow) -> tuple[WaitSignal, ...]:
+def signals_of(row: WaitConditionHandleRow | HandleRow) -> tuple[WaitSignal, ...]:
     return tuple(WaitSignal.from_json(raw) for raw in row.signals or ())
 
 
@@ -81,29 +82,35 @@ class PostgresWaitHandles:
             )
 
 
-def lock_handle(session: Session, handle_id: str) -> WaitConditionHandleRow | None:
-    """The handle, locked until the session's transaction ends."""
-    stmt = select(WaitConditionHandleRow).where(WaitConditionHandleRow.id == handle_id)
-    return session.scalars(stmt.with_for_update()).one_or_none()
+class HandleRecords:
+    """Wait condition handles, in the caller's transaction (the signal paths)."""
 
+    def __init__(self, session: Session) -> None:
+        self._session = session
 
-def lock_handle_of_resource(
-    session: Session, stack_id: str, physical_id: str | None
-) -> WaitConditionHandleRow | None:
-    """The live handle a resource version of the stack made (its physical id), locked."""
-    if physical_id is None:
-        return None
-    stmt = select(WaitConditionHandleRow).where(
-        WaitConditionHandleRow.id == physical_id,
-        WaitConditionHandleRow.stack_id == stack_id,
-        WaitConditionHandleRow.deleted_at.is_(None),
-    )
-    return session.scalars(stmt.with_for_update()).one_or_none()
+    def _locked(self, *conditions: Any) -> HandleRow | None:
+        stmt = select(WaitConditionHandleRow).where(*conditions).with_for_update()
+        row = self._session.scalars(stmt).one_or_none()
+        return None if row is None else freeze(HandleRow, row)
 
+    def lock(self, handle_id: str) -> HandleRow | None:
+        """The handle, locked until the transaction ends."""
+        return self._locked(WaitConditionHandleRow.id == handle_id)
 
-def save_signals(
-    session: Session, row: WaitConditionHandleRow, signals: Sequence[WaitSignal]
-) -> None:
-    row.signals = [s.to_json() for s in signals]
-    row.updated_at = datetime.now(UTC)
-    session.flush()
+    def lock_of_resource(self, stack_id: str, physical_id: str | None) -> HandleRow | None:
+        """The live handle a resource version of the stack made (its physical id), locked."""
+        if physical_id is None:
+            return None
+        return self._locked(
+            WaitConditionHandleRow.id == physical_id,
+            WaitConditionHandleRow.stack_id == stack_id,
+            WaitConditionHandleRow.deleted_at.is_(None),
+        )
+
+    def save_signals(self, handle_id: str, signals: Sequence[WaitSignal]) -> None:
+        """The signals a handle this transaction locked now holds."""
+        self._session.execute(
+            update(WaitConditionHandleRow)
+            .where(WaitConditionHandleRow.id == handle_id)
+            .values(signals=[s.to_json() for s in signals], updated_at=datetime.now(UTC))
+        )

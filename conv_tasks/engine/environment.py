@@ -13,7 +13,7 @@ from conv_tasks.db.sandbox import PostgresSandbox
 from conv_tasks.db.session import node_connection
 from conv_tasks.db.wait_handles import PostgresWaitHandles
 from conv_tasks.deployments.store import DeploymentStore
-from conv_tasks.engine.definition import Definitions, default_definitions
+from conv_tasks.engine.definition.model import Definitions, default_definitions
 from conv_tasks.resources import Registry, Sandbox, default_registry
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.syncpoint import SyncPointStore

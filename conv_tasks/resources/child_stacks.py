@@ -1,6 +1,6 @@
 """The engine service a nested-stack plugin acts through: its child stack, by id.
 
-Pure declarations: a Protocol that the engine implements (conv_tasks.engine.child_stacks)
+Pure declarations: a Protocol that the engine implements (conv_tasks.engine.features.nested.child_stacks)
 and the value it answers with. A plugin starts an operation on its child and then reads the
 child's state on each poll; nothing here ever waits, and nothing here opens a connection.
 """

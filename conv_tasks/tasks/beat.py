@@ -10,10 +10,10 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from conv_tasks.engine.retention import RetentionPolicy
-from conv_tasks.engine.retention import purge as purge_rows
-from conv_tasks.engine.watchdog import collect_templates as collect
-from conv_tasks.engine.watchdog import run_watchdog
+from conv_tasks.engine.upkeep.retention import RetentionPolicy
+from conv_tasks.engine.upkeep.retention import purge as purge_rows
+from conv_tasks.engine.upkeep.watchdog import collect_templates as collect
+from conv_tasks.engine.upkeep.watchdog import run_watchdog
 from conv_tasks.faults import TRANSIENT_FAULTS, describe
 from conv_tasks.settings import get_settings
 from conv_tasks.tasks.app import app

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine import deployment_access, deployment_signal, deployment_views
+from conv_tasks.engine.features.deployments import access as deployment_access
+from conv_tasks.engine.features.deployments import signal as deployment_signal
+from conv_tasks.engine.features.deployments import views as deployment_views
 from conv_tasks.tasks.payloads import Field
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.request import ResultHiddenTask

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine.graph_view import stack_graph
+from conv_tasks.engine.read.graph import stack_graph
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 
 

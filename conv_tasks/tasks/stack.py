@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine import detail_views, health, operations, views
-from conv_tasks.engine.signal import signal_resource
+from conv_tasks.engine.read import details as detail_views
+from conv_tasks.engine.stack import health
+from conv_tasks.engine.stack import operations
+from conv_tasks.engine.read import views
+from conv_tasks.engine.features.owner_signal import signal_resource
 from conv_tasks.limits import (
     MAX_ID,
     MAX_NESTING_DEPTH,

@@ -14,7 +14,7 @@ from sqlalchemy import event, select
 
 from conv_tasks.db.models import Event
 from conv_tasks.db.session import get_engine, session_scope
-from conv_tasks.engine.retention import PurgeReport, RetentionPolicy, purge
+from conv_tasks.engine.upkeep.retention import PurgeReport, RetentionPolicy, purge
 
 DAY = 86400.0
 # Rows are 25 days old or younger: beat's purge in this session (default 30 days) leaves them.

@@ -14,7 +14,7 @@ import pytest
 import redis.exceptions
 import sqlalchemy.exc
 
-from conv_tasks.engine.actions import run_step
+from conv_tasks.engine.node.actions import run_step
 from conv_tasks.resources import ActionContext, Progress, ResourceType
 
 

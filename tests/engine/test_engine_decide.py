@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from conv_tasks.db.nodes import ResourceVersion
-from conv_tasks.engine.decide import Decision, Verdict, decide, settles
-from conv_tasks.engine.status import Action, Status
+from conv_tasks.engine.node.decide import Decision, Verdict, decide, settles
+from conv_tasks.statuses import Action, Status
 
 TYPE = "OS::Heat::TestResource"
 OTHER_TYPE = "OS::Heat::None"

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition import StackDefinition
-from conv_tasks.engine.redact import MASK
+from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.engine.definition.redact import MASK
 from conv_tasks.errors import (
     ConvTasksError,
     CycleError,

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.cache import ByteBoundedCache
-from conv_tasks.engine.definition import Definitions, StackDefinition, definition_weight
+from conv_tasks.engine.definition.cache import ByteBoundedCache
+from conv_tasks.engine.definition.model import Definitions, StackDefinition, definition_weight
 from conv_tasks.errors import NotFound
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from conv_tasks.engine.definition import Definitions, StackDefinition
-from conv_tasks.engine.stack_inputs import request_inputs, update_inputs
+from conv_tasks.engine.definition.model import Definitions, StackDefinition
+from conv_tasks.engine.definition.stack_inputs import request_inputs, update_inputs
 from conv_tasks.errors import ConvTasksError, InvalidEnvironment, ParameterError, TemplateError
 from conv_tasks.resources import default_registry
 from conv_tasks.template import ResourceData

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition import Definitions, StackDefinition
-from conv_tasks.engine.redact import MASK
+from conv_tasks.engine.definition.model import Definitions, StackDefinition
+from conv_tasks.engine.definition.redact import MASK
 from conv_tasks.errors import TemplateError
 from conv_tasks.template import ResourceData
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition import StackDefinition
-from conv_tasks.engine.validate import validate_template
+from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.engine.definition.validate import validate_template
 from conv_tasks.errors import TemplateError
 from conv_tasks.template import ResourceData, load_template, resolve_outputs, resolve_resource
 from conv_tasks.template.member_view import MEMBER_VIEW, member_view_data

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conv_tasks.engine.definition import StackDefinition
-from conv_tasks.engine.inherited_secrets import PREFIX, with_inherited_secrets
+from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.engine.features.nested.inherited_secrets import PREFIX, with_inherited_secrets
 
 CHILD = {
     "heat_template_version": "2018-08-31",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conv_tasks.engine.redact import MASK, Redactor
+from conv_tasks.engine.definition.redact import MASK, Redactor
 
 
 def test_every_secret_is_masked_everywhere() -> None:

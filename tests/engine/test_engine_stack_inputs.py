@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conv_tasks.engine.stack_inputs import update_inputs, without_retired_parameters
+from conv_tasks.engine.definition.stack_inputs import update_inputs, without_retired_parameters
 
 
 def test_kept_parameters_the_new_template_lacks_are_dropped() -> None:

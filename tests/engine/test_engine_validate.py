@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.validate import locate, validate_template
+from conv_tasks.engine.definition.validate import locate, validate_template
 
 HEAD = "heat_template_version: 2018-08-31\n"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conv_tasks.engine.validate import validate_template
+from conv_tasks.engine.definition.validate import validate_template
 
 TEMPLATE = """heat_template_version: 2018-08-31
 parameters:

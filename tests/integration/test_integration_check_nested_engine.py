@@ -16,10 +16,11 @@ from sqlalchemy import select
 from conv_tasks.db import events as event_repo
 from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine import health, operations
-from conv_tasks.engine.child_stacks import EngineChildStacks
+from conv_tasks.engine.stack import health
+from conv_tasks.engine.stack import operations
+from conv_tasks.engine.features.nested.child_stacks import EngineChildStacks
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import run_node
+from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.payload import parse_node_task
 
 

@@ -19,10 +19,10 @@ from sqlalchemy import select
 from conv_tasks.db import events as event_repo
 from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine import operations
-from conv_tasks.engine.child_stacks import EngineChildStacks
+from conv_tasks.engine.stack import operations
+from conv_tasks.engine.features.nested.child_stacks import EngineChildStacks
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import run_node
+from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.payload import parse_node_task
 from conv_tasks.errors import InvalidInput
 from conv_tasks.limits import MAX_NESTING_DEPTH

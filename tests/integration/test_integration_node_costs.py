@@ -20,10 +20,10 @@ from integration_support import resource_rows, template
 
 from conv_tasks.db.session import session_scope, statement_count
 from conv_tasks.db.stacks import get_stack
-from conv_tasks.engine import operations
-from conv_tasks.engine.delivery import Outcome
+from conv_tasks.engine.stack import operations
+from conv_tasks.engine.node.delivery import Outcome
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import run_node
+from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.payload import parse_node_task
 from conv_tasks.settings import get_settings
 from conv_tasks.syncpoint import SyncPointStore

@@ -15,7 +15,7 @@ from conv_tasks.client import Client
 from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db.models import RawTemplate
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine import operations
+from conv_tasks.engine.stack import operations
 from conv_tasks.errors import LostRace
 from conv_tasks.tasks.runtime import engine_env
 

@@ -17,7 +17,7 @@ from test_integration_nested_engine import (
     parent_step,
 )
 
-from conv_tasks.engine import operations
+from conv_tasks.engine.stack import operations
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.resources import ActionContext
 from conv_tasks.resources.builtin.resource_group import ResourceGroup

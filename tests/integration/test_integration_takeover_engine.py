@@ -20,10 +20,10 @@ from sqlalchemy import text
 
 from conv_tasks.db import events as event_repo
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine import operations
-from conv_tasks.engine.delivery import Outcome
+from conv_tasks.engine.stack import operations
+from conv_tasks.engine.node.delivery import Outcome
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import run_node
+from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.payload import parse_node_task
 
 WAIT = 1.0  # seconds the first create takes: it is still under way when its worker "dies"

@@ -18,10 +18,10 @@ from integration_support import template, test_resource
 
 from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.session import node_connection, statement_count
-from conv_tasks.engine import operations
-from conv_tasks.engine.delivery import Outcome
+from conv_tasks.engine.stack import operations
+from conv_tasks.engine.node.delivery import Outcome
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import run_node
+from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.payload import parse_node_task
 
 

@@ -11,7 +11,7 @@ from memory_wait_handles import MemoryWaitHandles
 from resources_sandbox import MemorySandbox, make_ctx
 
 from conv_tasks.deployments.credentials import matches
-from conv_tasks.engine.definition import StackDefinition
+from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.errors import ResourceFailure, TemplateError
 from conv_tasks.limits import MAX_WAIT_CONDITION_SECS
 from conv_tasks.resources import ActionContext, Progress

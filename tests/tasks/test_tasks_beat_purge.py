@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import sqlalchemy.exc
 
-from conv_tasks.engine.retention import PurgeReport, RetentionPolicy
+from conv_tasks.engine.upkeep.retention import PurgeReport, RetentionPolicy
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.tasks import beat
 

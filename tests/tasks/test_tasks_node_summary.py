@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.delivery import Outcome
+from conv_tasks.engine.node.delivery import Outcome
 from conv_tasks.engine.payload import NodeTask, parse_node_task, woken_payload
 from conv_tasks.errors import PayloadError
 from conv_tasks.graph import NodeKey, Phase

@@ -1,0 +1,59 @@
+"""One database, handed to whoever needs it: transactions of named repositories, node stores.
+
+The engine never opens a session or builds SQL: it is given a Database (through its
+environment) and asks it for a transaction, whose repositories read frozen values and write
+with named operations, or for the node store of one node delivery. A transaction commits
+when its block ends and rolls back when the block raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.orm import Session
+
+from conv_tasks.db.deployments import DeploymentRecords
+from conv_tasks.db.events import Events
+from conv_tasks.db.nodes import NodeStore
+from conv_tasks.db.purge import Purges
+from conv_tasks.db.resources import ResourceVersions
+from conv_tasks.db.session import node_connection, session_scope
+from conv_tasks.db.stacks import Stacks
+from conv_tasks.db.templates import Templates
+from conv_tasks.db.wait_handles import HandleRecords
+
+
+class Transaction:
+    """The repositories of one transaction."""
+
+    def __init__(self, session: Session) -> None:
+        self.stacks = Stacks(session)
+        self.templates = Templates(session)
+        self.resources = ResourceVersions(session)
+        self.events = Events(session)
+        self.deployments = DeploymentRecords(session)
+        self.handles = HandleRecords(session)
+        self.purges = Purges(session)
+
+
+class Database:
+    """The PostgreSQL database at `url`."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+
+    @contextmanager
+    def transaction(self) -> Iterator[Transaction]:
+        with session_scope(self.url) as session:
+            yield Transaction(session)
+
+    @contextmanager
+    def node_store(
+        self, *, stack_id: str, traversal: str, template_id: int, nonce: str
+    ) -> Iterator[NodeStore]:
+        """The repository of one node delivery, on one autocommit connection."""
+        with node_connection(self.url) as conn:
+            yield NodeStore(
+                conn, stack_id=stack_id, traversal=traversal, template_id=template_id, nonce=nonce
+            )

@@ -1,0 +1,352 @@
+"""A stack's desired state: a loaded template with its effective parameters.
+
+The template's resource types are those after its environment's resource_registry, and
+its parameters are those given, then the environment's, then the template's defaults.
+Raw templates (with their environment and files) never change once stored, so a
+definition is built once per template id per process and kept in a cache bounded in bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from conv_tasks.engine.definition.cache import ByteBoundedCache
+from conv_tasks.engine.definition.providers import environment_lookup, with_providers
+from conv_tasks.engine.definition.redact import MASK, Redactor
+from conv_tasks.errors import CycleError, NotFound, TemplateError
+from conv_tasks.graph import find_cycle
+from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
+from conv_tasks.resources import template_problems as resource_problems
+from conv_tasks.settings import get_settings
+from conv_tasks.template import (
+    ALL_ATTRIBUTES,
+    ResolvedResource,
+    ResourceData,
+    Template,
+    apply_conditions,
+    apply_facade,
+    facade_readers,
+    load_template,
+    resolve_outputs,
+    resolve_resource,
+    validate_parameters,
+)
+from conv_tasks.template.environment import (
+    EMPTY,
+    Environment,
+    check_files,
+    parameter_values,
+    stored_environment,
+)
+from conv_tasks.template.resolve import definition_hash
+from conv_tasks.template.type_mapping import map_resource_types
+
+EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2018-08-31", "resources": {}}
+
+
+@dataclass(frozen=True)
+class PreparedResource:
+    """A resource ready to converge: resolved against its inputs, properties validated."""
+
+    resolved: ResolvedResource
+    resource_type: type[ResourceType]
+    properties: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StackDefinition:
+    template: Template
+    parameters: dict[str, Any]
+    redact: Redactor
+    dependencies: dict[str, frozenset[str]]
+    attributes_needed: dict[str, frozenset[str]]
+    warnings: tuple[str, ...] = ()
+    # Resources and outputs whose values may derive from hidden parameters: masked whole.
+    hidden_resources: frozenset[str] = frozenset()
+    hidden_outputs: frozenset[str] = frozenset()
+    # Resource name -> its get_attr references (attribute, literal path), for groups.
+    attribute_references: Mapping[str, tuple[tuple[str, tuple[Any, ...]], ...]] = field(
+        default_factory=dict
+    )
+    # Per resource, the attributes that are credentials (a wait condition handle's token):
+    # never shown, and whatever reads them is in hidden_resources or hidden_outputs.
+    secret_attributes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # The merged environment and the files map it was built with: a nested stack's
+    # template gets the same (parameter_defaults, resource_registry, files), as in Heat.
+    environment: Environment = EMPTY
+    files: Mapping[str, str] = field(default_factory=dict)
+    # The resource types with this stack's provider templates added (None: it has none).
+    types: Registry | None = None
+    # The resources that read a facade derived from the parent's hidden parameters: their
+    # properties hold those values where the calls were, so they are masked whole.
+    facade_readers: frozenset[str] = frozenset()
+
+    @classmethod
+    def build(
+        cls,
+        source: str | Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        registry: Registry | None = None,
+        *,
+        files: Mapping[str, str] | None = None,
+        environment: Environment | None = None,
+        facade: Mapping[str, Any] | None = None,
+    ) -> StackDefinition:
+        """Load and check a template, its environment and parameters (explicit ones win over
+        the environment's), with each resource's type mapped through the environment's
+        resource_registry. Raises with every problem found.
+
+        files: the text of the files get_file names. facade: the definition of the parent
+        resource (metadata, deletion_policy, update_policy) when the template is used as a
+        nested stack or provider, for resource_facade. Conditions are decided here, from
+        the parameter values, before dependencies are computed."""
+        files = check_files(files or {})
+        environment = environment or EMPTY
+        template = load_template(source, files=files)
+        mapped = map_resource_types(template, environment, files)
+        template = mapped.template
+        values = validate_parameters(
+            template, parameter_values(template.parameters, parameters, environment)
+        )
+        template = apply_conditions(template, values)
+        # Before the calls are replaced: what reads a facade derived from hidden values.
+        tainted, tainted_outputs = facade_readers(template, facade)
+        template = apply_facade(template, facade)
+        registry = registry or default_registry()
+        types: Registry | None = None
+        if mapped.providers:
+            types = registry = with_providers(registry, mapped.providers, files)
+        problems, warnings = resource_problems(
+            template, registry, environment_lookup(registry, environment, files)
+        )
+        if problems:
+            raise TemplateError(problems)
+        deps = template.dependencies()
+        cycle = find_cycle(deps)
+        if cycle:
+            raise CycleError(cycle)
+        hidden = [values[name] for name in template.hidden_parameters() if name in values]
+        secret_attributes = {
+            name: registry.get(snippet.type).secret_attributes
+            for name, snippet in template.resources.items()
+            if registry.get(snippet.type).secret_attributes
+        }
+        hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes, tainted)
+        hidden_outputs |= tainted_outputs
+        return cls(
+            template=template,
+            parameters=values,
+            redact=Redactor(hidden),
+            dependencies=deps,
+            attributes_needed=_attributes_needed(template, registry),
+            warnings=tuple(warnings),
+            hidden_resources=hidden_resources,
+            hidden_outputs=hidden_outputs,
+            attribute_references=template.attribute_references(),
+            secret_attributes=secret_attributes,
+            environment=environment,
+            files=files,
+            types=types,
+            facade_readers=tainted,
+        )
+
+    def prepare(
+        self, name: str, inputs: Mapping[str, ResourceData], registry: Registry | None = None
+    ) -> PreparedResource:
+        """The resource resolved against its inputs, its properties checked; its definition
+        hash also covers what its type counts of the references to it (a group: the member
+        attributes read), so the engine and preview decide alike."""
+        resolved = resolve_resource(self.template, name, self.parameters, inputs)
+        resource_type = self.plugin_type(resolved.type, registry)
+        properties = prepare_properties(
+            resource_type, resolved.properties, path=f"resources.{name}.properties"
+        )
+        counted = resource_type.references_in_definition(self.attribute_references.get(name, ()))
+        if counted is not None:
+            digest = definition_hash(resolved.definition_hash, counted, None)
+            resolved = replace(resolved, definition_hash=digest)
+        return PreparedResource(resolved, resource_type, properties)
+
+    def plugin_type(self, type_name: str, registry: Registry | None = None) -> type[ResourceType]:
+        """The class of `type_name`: one of this stack's provider templates, else from
+        `registry` (the default one when not given)."""
+        if self.types is not None and type_name in self.types:
+            return self.types.get(type_name)
+        return (registry or default_registry()).get(type_name)
+
+    def outputs(self, inputs: Mapping[str, ResourceData]) -> dict[str, dict[str, Any]]:
+        return resolve_outputs(self.template, self.parameters, inputs)
+
+    def shown_outputs(self, inputs: Mapping[str, ResourceData]) -> dict[str, dict[str, Any]]:
+        """The outputs as a user may see them: one derived from a hidden parameter is masked
+        whole, and hidden values are masked wherever else they appear."""
+        shown = {}
+        for name, output in self.outputs(inputs).items():
+            if name in self.hidden_outputs and output.get("value") is not None:
+                output = {**output, "value": MASK}
+            shown[name] = self.redact.value(output)
+        return shown
+
+    def reason(self, resource: str, text: str) -> str:
+        """A failure reason about `resource` as a user may see it: withheld whole if the
+        resource's properties derive from a hidden parameter."""
+        if resource in self.hidden_resources:
+            source = "hidden parameters"
+            if self.secret_attributes:
+                source = (
+                    "hidden parameters or secret attributes"
+                    if self.template.hidden_parameters()
+                    else "secret attributes (a wait condition handle's token)"
+                )
+            return f"details withheld: the properties of {resource} derive from {source}"
+        return self.redact(text)
+
+
+def _attributes_needed(template: Template, registry: Registry) -> dict[str, frozenset[str]]:
+    """template.attributes_needed with get_attr [resource] read as every attribute of the
+    resource's type (a type with dynamic attributes gives what it has)."""
+    needed = template.attributes_needed()
+    for name, attributes in needed.items():
+        if ALL_ATTRIBUTES in attributes:
+            schema = registry.get(template.resources[name].type).attributes_schema
+            needed[name] = (attributes - {ALL_ATTRIBUTES}) | frozenset(schema)
+    return needed
+
+
+# What a definition costs in memory, per byte of its template's and parameters' JSON text,
+# plus a fixed part: an upper bound measured with tracemalloc over chains, fans and templates
+# full of intrinsic functions (tests/engine/test_engine_definition_cache.py holds it to that).
+BYTES_PER_JSON_BYTE = 32
+BYTES_PER_DEFINITION = 16 * 1024
+
+
+def definition_weight(*texts: str) -> int:
+    """The bytes a definition built from this JSON text (template, parameters, environment,
+    files) may hold, at most."""
+    return BYTES_PER_DEFINITION + BYTES_PER_JSON_BYTE * sum(len(text) for text in texts)
+
+
+# What a stored template row holds, as JSON text: template, parameters and, since
+# migration 0008, environment and files, and since 0010 the facade (None when the template
+# is not a nested stack's). A loader may leave the later ones out.
+StoredText = tuple[str, str] | tuple[str, str, str, str] | tuple[str, str, str, str, str | None]
+
+
+def _build_stored(
+    template: Mapping[str, Any],
+    parameters: Mapping[str, Any],
+    environment: Mapping[str, Any] | None,
+    files: Mapping[str, str] | None,
+    facade: Mapping[str, Any] | None = None,
+) -> StackDefinition:
+    return StackDefinition.build(
+        template,
+        parameters,
+        files=files,
+        environment=stored_environment(environment),
+        facade=facade,
+    )
+
+
+class StoredRow(Protocol):
+    """What a raw_template row gives a definition (conv_tasks.db.models.RawTemplate)."""
+
+    id: int
+    template: dict[str, Any]
+    parameters: dict[str, Any]
+    environment: dict[str, Any]
+    files: dict[str, Any]
+    # The parent resource's definition, for a nested stack's template (resource_facade).
+    facade: dict[str, Any] | None
+
+
+class Definitions:
+    """The definitions of stored templates, built once per process within a byte budget.
+
+    A stored template never changes, so its definition is built on first use
+    and kept until the budget needs the room for more recent ones.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self._cache: ByteBoundedCache[int, StackDefinition] = ByteBoundedCache(budget)
+
+    @property
+    def used(self) -> int:
+        """Bytes the kept definitions are estimated to hold."""
+        return self._cache.used
+
+    def get(self, template_id: int, load: Callable[[int], StoredText | None]) -> StackDefinition:
+        """The definition of a stored template; `load` gives its JSON text on a miss.
+
+        NotFound if the template is gone (its stack moved on and it was collected).
+        """
+        found = self._cache.get(template_id)
+        if found is not None:
+            return found
+        loaded = load(template_id)
+        if loaded is None:
+            raise NotFound(f"Template {template_id} not found.")
+        texts = [text for text in loaded if text is not None]  # a NULL facade: no parent
+        documents: list[Any] = [json.loads(text) for text in texts]
+        template, parameters = documents[0], documents[1]
+        environment, files = (documents[2], documents[3]) if len(documents) >= 4 else (None, None)
+        facade = documents[4] if len(documents) == 5 else None
+        definition = _build_stored(template, parameters, environment, files, facade)
+        self._cache.put(template_id, definition, definition_weight(*texts))
+        return definition
+
+    def remember(
+        self,
+        template_id: int,
+        definition: StackDefinition,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        environment: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Keep a definition just built for a template just stored."""
+        weight = definition_weight(
+            json.dumps(template),
+            json.dumps(parameters),
+            json.dumps(environment or {}),
+            json.dumps(files or {}),
+            json.dumps(facade),
+        )
+        self._cache.put(template_id, definition, weight)
+
+    def of(
+        self,
+        template_id: int,
+        template: Mapping[str, Any],
+        parameters: Mapping[str, Any],
+        environment: Mapping[str, Any] | None = None,
+        files: Mapping[str, str] | None = None,
+        facade: Mapping[str, Any] | None = None,
+    ) -> StackDefinition:
+        """The definition of a stored template whose row the caller has already read
+        (pass its files: get_file reads them; and its facade: resource_facade reads it)."""
+        found = self._cache.get(template_id)
+        if found is not None:
+            return found
+        definition = _build_stored(template, parameters, environment, files, facade)
+        self.remember(template_id, definition, template, parameters, environment, files, facade)
+        return definition
+
+    def of_row(self, row: StoredRow) -> StackDefinition:
+        """The definition of a raw_template row the caller has already read."""
+        return self.of(row.id, row.template, row.parameters, row.environment, row.files, row.facade)
+
+
+_default: Definitions | None = None
+
+
+def default_definitions() -> Definitions:
+    """This process's definitions, within the configured budget (CONV_TASKS_CACHE_MB)."""
+    global _default
+    if _default is None:
+        _default = Definitions(get_settings().cache_bytes)
+    return _default

@@ -1,0 +1,169 @@
+"""Signals from servers to their deployments (seed 002), and from the stack's owner.
+
+A server's signal names the deployment and the action it ran, and carries
+the signal credential of the run it was given (conv_tasks.deployments.
+credentials); the owner's (conv_tasks.resource.signal) is authenticated by
+its tenant instead and applies to the current run. A signal is applied to
+the deployment row only while its run waits: IN_PROGRESS records that the
+server has started (once, with an event for the user), COMPLETE or FAILED
+ends the run, and the resource's next poll sees it. Anything else (a
+repeat, a signal of a run that ended, the current one or the one before) is
+answered as a duplicate and changes nothing. A refused signal changes
+nothing either.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from conv_tasks.db import deployments as deployment_repo
+from conv_tasks.db import events as event_repo
+from conv_tasks.db.models import SoftwareDeploymentRow, Stack
+from conv_tasks.db.session import session_scope
+from conv_tasks.deployments.credentials import matches
+from conv_tasks.deployments.records import DeployStatus
+from conv_tasks.deployments.signals import SignalVerdict, interpret_signal
+from conv_tasks.statuses import Action
+from conv_tasks.engine.read.views import stack_definition
+from conv_tasks.errors import NotAuthorized, PayloadError, Problem
+
+REFUSED = "Signal refused: the deployment is unknown or the credential does not match it."
+
+
+def signal_deployment(
+    deployment_id: str, credential: str, action: str, details: dict[str, Any]
+) -> dict[str, Any]:
+    """A server's signal: checked against the deployment's signal credential."""
+    action = check_action(action)
+    with session_scope() as session:
+        row = deployment_repo.lock_deployment(session, deployment_id)
+        if row is None:
+            raise NotAuthorized(REFUSED)
+        current = matches(credential, row.signal_hash)
+        if not current and not matches(credential, row.previous_signal_hash):
+            raise NotAuthorized(REFUSED)
+        stack = session.get(Stack, row.stack_id)
+        if stack is None or stack.deleted_at is not None:
+            raise NotAuthorized(REFUSED)
+        if not current:
+            return _earlier_run(stack, row, action, details)
+        return apply_signal(session, stack, row, action, details)
+
+
+def _earlier_run(
+    stack: Stack, row: SoftwareDeploymentRow, action: str, details: dict[str, Any]
+) -> dict[str, Any]:
+    """The answer to a signal of the run before the current one: it ended, nothing changes."""
+    interpret_signal(details)  # malformed details are refused all the same
+    ended = row.previous_status or DeployStatus.FAILED.value
+    return {
+        "deployment": row.id,
+        "stack_id": stack.id,
+        "resource": row.resource_name,
+        "duplicate": True,
+        "ended": True,
+        "deploy_status": ended,
+        "message": (
+            f"Signal ignored: it is for an earlier run of the {action} action of deployment "
+            f"{row.name}, which ended {ended}; the deployment has moved on to a new "
+            f"{row.action} ({row.status})."
+        ),
+    }
+
+
+def apply_signal(
+    session: Session,
+    stack: Stack,
+    row: SoftwareDeploymentRow,
+    action: str,
+    details: dict[str, Any],
+) -> dict[str, Any]:
+    """Apply a signal for `action` to a locked deployment row of `stack`."""
+    verdict = interpret_signal(details, deployment_repo.config_of(row).outputs)
+    answer = {"deployment": row.id, "stack_id": stack.id, "resource": row.resource_name}
+    ignored = _ignored(row, action, verdict)
+    if ignored is not None:
+        ended = row.status != DeployStatus.IN_PROGRESS or action != row.action
+        return {
+            **answer,
+            "duplicate": True,
+            "ended": ended,
+            "deploy_status": row.status,
+            "message": ignored,
+        }
+    definition = stack_definition(session, stack)
+
+    def shown(text: str) -> str:
+        return definition.reason(row.resource_name, text) if definition is not None else text
+
+    now = datetime.now(UTC)
+    row.signalled_at = now
+    row.updated_at = now
+    if verdict.status == DeployStatus.IN_PROGRESS:
+        row.started_at = now
+        text = "the server has started the deployment"
+        text = f"{text}: {verdict.reason}" if verdict.reason else text
+    else:
+        row.status = verdict.status.value
+        row.status_reason = verdict.reason
+        row.outputs = dict(verdict.outputs)
+        if verdict.status == DeployStatus.COMPLETE:
+            text = f"the server has completed the deployment's {row.action}"
+        else:
+            text = f"the server reports the deployment's {row.action} failed: {verdict.reason}"
+    message = shown(text)
+    session.flush()
+    event_repo.add_events(
+        session,
+        [
+            event_repo.EventRecord(
+                stack.id,
+                Action.SIGNAL,
+                verdict.status.value,
+                message,
+                resource_name=row.resource_name,
+                physical_id=row.id,
+            )
+        ],
+    )
+    ended = verdict.status != DeployStatus.IN_PROGRESS
+    return {
+        **answer,
+        "duplicate": False,
+        "ended": ended,
+        "deploy_status": verdict.status.value,
+        "message": message,
+    }
+
+
+def _ignored(row: SoftwareDeploymentRow, action: str, verdict: SignalVerdict) -> str | None:
+    """Why this signal changes nothing, or None if it applies."""
+    if action != row.action:
+        return (
+            f"Signal ignored: it is for the {action} action of deployment {row.name}, whose "
+            f"current action is {row.action} ({row.status})."
+        )
+    if row.status != DeployStatus.IN_PROGRESS:
+        return (
+            f"Signal ignored: the {row.action} action of deployment {row.name} already ended "
+            f"{row.status}."
+        )
+    if verdict.status == DeployStatus.IN_PROGRESS and row.started_at is not None:
+        return (
+            f"Signal ignored: the server's start of the {row.action} action of deployment "
+            f"{row.name} was already recorded."
+        )
+    return None
+
+
+def check_action(action: object) -> str:
+    """The action a server's signal names, or PayloadError."""
+    names = [a.value for a in (Action.CREATE, Action.UPDATE, Action.DELETE)]
+    if action not in names:
+        raise PayloadError(
+            [Problem("action", f"must be one of {', '.join(names)}, got {action!r}")]
+        )
+    return str(action)

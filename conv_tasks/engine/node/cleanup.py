@@ -1,0 +1,147 @@
+"""The clean-up half of a resource's traversal: purge the versions that are out of date.
+
+claim (one statement: every version to purge, leased) → delete the physical
+resources through the plugin → drop the rows with their events (one
+statement) → hand on (one Redis call). A version with no physical resource,
+or one kept by its deletion policy, is dropped without acting. A delete that
+takes time is recorded as started and polled, like any action.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion
+from conv_tasks.engine.node.actions import StepResult, action_context, run_step
+from conv_tasks.engine.node.delivery import NodeRun, Outcome
+from conv_tasks.engine.payload import NodeOutput
+from conv_tasks.statuses import Action, Status
+from conv_tasks.errors import NotFound
+
+RETAINED = "deletion_policy is Retain: the physical resource is kept"
+
+
+def clean_up(run: NodeRun) -> Outcome:
+    try:
+        in_template = run.name in run.definition().template.resources
+    except NotFound:
+        # Only a superseded traversal's template can be gone; its node only finishes the
+        # deletes it holds, whatever the template said.
+        in_template = False
+    claim = run.claim(cleanup=True, in_template=in_template)
+    if claim.stack is None:
+        return Outcome.STACK_GONE
+    held = sorted((v for v in claim.versions if v.held), key=lambda v: v.version, reverse=True)
+    if not run.current and not held:
+        return Outcome.SUPERSEDED
+    drops: list[ResourceVersion] = []
+    events: dict[int, list[NodeEvent]] = {}
+    for version in held:
+        ours = run.task.poll and version.lock_nonce == run.nonce
+        if ours and version.action == Action.DELETE and version.status == Status.IN_PROGRESS:
+            step = _overdue(version) or _delete_step(run, version, first=False)
+        elif not run.current:
+            run.write(version, {})  # a superseded traversal only finishes deletes it began
+            continue
+        elif version.physical_id is None:
+            drops.append(version)
+            continue
+        elif version.deletion_policy == "Retain":
+            drops.append(version)
+            events[version.id] = [NodeEvent(Action.DELETE, Status.COMPLETE, RETAINED)]
+            continue
+        else:
+            step = _delete_step(run, version, first=True)
+        begun = (
+            [] if version.status == Status.IN_PROGRESS else [_event(version, Status.IN_PROGRESS)]
+        )
+        if step.done and step.failed is None:
+            drops.append(version)
+            events[version.id] = [*begun, _event(version, Status.COMPLETE)]
+            continue
+        _drop(run, drops, events)
+        return _unfinished(run, version, step, begun)
+    _drop(run, drops, events)
+    if run.current and any(not v.held for v in _victims(claim, in_template)):
+        return run.recheck_later() if claim.queued else run.retry_soon()
+    if not run.current:
+        run.flush()
+        return Outcome.SUPERSEDED
+    run.hand_on(NodeOutput())
+    return Outcome.CLEANED
+
+
+def _victims(claim: Claim, in_template: bool) -> list[ResourceVersion]:
+    """The versions this clean-up must purge: all but the head, or all if the resource left
+    the template."""
+    if not in_template:
+        return list(claim.versions)
+    heads = [v for v in claim.versions if v.replaced_by is None]
+    head = max(heads, key=lambda v: v.version) if heads else None
+    return [v for v in claim.versions if head is None or v.id != head.id]
+
+
+def _event(version: ResourceVersion, status: Status, reason: str = "") -> NodeEvent:
+    return NodeEvent(Action.DELETE, status, reason, version.physical_id)
+
+
+def _overdue(version: ResourceVersion) -> StepResult | None:
+    """A failed step if the delete under way has passed its deadline."""
+    deadline = version.action_deadline
+    if deadline is None or datetime.now(UTC) <= deadline:
+        return None
+    started = version.action_started_at or deadline
+    took = max(0.0, (deadline - started).total_seconds())
+    return StepResult(True, f"the DELETE action timed out: it did not finish within {took:.0f} s")
+
+
+def _delete_step(run: NodeRun, version: ResourceVersion, *, first: bool) -> StepResult:
+    ctx = action_context(
+        run.env, run.task.stack_id, version, Action.DELETE, properties=version.properties
+    )
+    return run_step(run.plugin(version), ctx, first=first)
+
+
+def _drop(run: NodeRun, drops: list[ResourceVersion], events: dict[int, list[NodeEvent]]) -> None:
+    if drops:
+        _, woken = run.store.drop(drops, events)
+        run.wake(woken)
+        drops.clear()
+
+
+def _unfinished(
+    run: NodeRun, version: ResourceVersion, step: StepResult, begun: list[NodeEvent]
+) -> Outcome:
+    """A delete that failed, or that needs polling: record it on the version."""
+    if not step.done:
+        fields: dict[str, Any] = {
+            "action": Action.DELETE,
+            "status": Status.IN_PROGRESS,
+            "status_reason": "",
+            "plugin_data": step.data,
+        }
+        if begun:
+            now = datetime.now(UTC)
+            plugin = run.plugin(version)
+            timeout = plugin.action_timeout(version.properties)
+            fields["action_started_at"] = now
+            fields["action_deadline"] = now + timedelta(seconds=timeout)
+        written = run.write(version, fields, begun, release=False, ttl=run.ttl + step.poll_after)
+        if not written.ok:
+            return Outcome.LOST_LEASE
+        run.flush()
+        return run.poll_later(step.poll_after)
+    reason = run.redact(step.failed or "delete failed")
+    fields = {
+        "action": Action.DELETE,
+        "status": Status.FAILED,
+        "status_reason": reason,
+        "plugin_data": dict(step.data) if step.data else dict(version.plugin_data),
+    }
+    if not run.write(version, fields, [*begun, _event(version, Status.FAILED, reason)]).ok:
+        return Outcome.LOST_LEASE
+    if run.current:
+        run.hand_on(NodeOutput(failed=(f"{run.name}: {reason}",)))
+    run.flush()
+    return Outcome.FAILED

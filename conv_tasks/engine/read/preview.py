@@ -1,0 +1,227 @@
+"""What an update (or a create) would do to each resource, without doing it.
+
+`conv-tasks stack preview`, `stack update --dry-run` and conv_tasks.stack.preview. The
+same code as the engine decides: the traversal planner (conv_tasks.graph) says which
+resources are new and which go, and for each one that exists, `decide`
+(conv_tasks.engine.node.decide) with the resource type's needs_replacement says whether it
+is unchanged, updated in place or replaced. It only reads: nothing is written, no
+template stored, no traversal planned for real.
+
+A resource's new properties are resolved with the values its inputs have now. Where it
+reads (get_attr, get_resource) a resource that will itself change, the values the
+update would give it are not known yet: the entry says so in `uncertain`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conv_tasks.db import resources as resource_repo
+from conv_tasks.db import stacks as stack_repo
+from conv_tasks.db import templates as template_repo
+from conv_tasks.db.models import Resource
+from conv_tasks.db.nodes import ResourceVersion, version_of
+from conv_tasks.db.session import session_scope
+from conv_tasks.engine.node.decide import Verdict, decide
+from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.definition.redact import MASK
+from conv_tasks.engine.definition.stack_inputs import EnvironmentSources, request_inputs, update_inputs
+from conv_tasks.statuses import Action
+from conv_tasks.engine.node.unhealthy import repaired_in_place
+from conv_tasks.engine.read.views import stack_definition
+from conv_tasks.errors import Conflict, ConvTasksError, NotFound
+from conv_tasks.graph import Phase, plan_traversal
+from conv_tasks.template import ResourceData
+from conv_tasks.template.functions import GetAttr
+
+CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
+ACTIONS = (CREATE, UPDATE, REPLACE, DELETE, UNCHANGED)
+_VERDICTS = {
+    Verdict.NOOP: UNCHANGED,
+    Verdict.CREATE: CREATE,
+    Verdict.UPDATE: UPDATE,
+    Verdict.RESUME: UPDATE,
+    Verdict.REPLACE: REPLACE,
+    Verdict.REINSTATE: REPLACE,
+}
+
+
+def preview_stack(
+    env: EngineEnv,
+    *,
+    tenant: str,
+    stack_ref: str,
+    template: Mapping[str, Any] | str | None,
+    parameters: Mapping[str, Any],
+    existing_parameters: bool = False,
+    environment: EnvironmentSources | None = None,
+    files: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """{"stack", "exists", "resources": [{"name", "type", "action", "reason", "changes",
+    "uncertain"}], "counts", "summary"}: what `stack update` (or, for a stack that does not
+    exist, `stack create`) with these arguments would do. Raises as they would."""
+    with session_scope() as session:
+        try:
+            stack = stack_repo.find_stack(session, tenant, stack_ref)
+        except NotFound:
+            if template is None:
+                raise
+            inputs = request_inputs(environment, files)
+            definition = StackDefinition.build(
+                template,
+                parameters,
+                env.registry,
+                files=inputs.files,
+                environment=inputs.environment,
+            )
+            plan = plan_traversal((), definition.dependencies)
+            entries = [
+                _entry(node.name, definition.template.resources[node.name].type, CREATE)
+                for node in plan.graph.order()
+                if node.phase == Phase.UPDATE
+            ]
+            return _report(stack_ref, False, entries)
+        if stack.action == Action.DELETE:
+            raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
+        current = template_repo.get_template(session, stack.raw_template_id or 0)
+        source: Mapping[str, Any] | str = template if template is not None else current.template
+        keep = existing_parameters or template is None
+        values = {**current.parameters, **parameters} if keep else dict(parameters)
+        inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
+        definition = StackDefinition.build(
+            source,
+            values,
+            env.registry,
+            files=inputs.files,
+            environment=inputs.environment,
+            facade=current.facade,  # a user's update keeps it (engine.operations.update_stack)
+        )
+        old = stack_definition(session, stack)
+        rows = resource_repo.versions(session, stack.id)
+        versions = [version_of(_columns(row)) for row in rows]
+        existing = resource_repo.existing_versions(session, stack.id)
+        plan = plan_traversal(existing, definition.dependencies)
+        name = stack.name
+    by_id = {v.id: v for v in versions}
+    actions: dict[str, str] = {}
+    entries = []
+    for node in plan.graph.order():
+        if node.phase != Phase.UPDATE:
+            continue
+        head_id = plan.converge.get(node.name)
+        if head_id is None:
+            entry = _entry(node.name, definition.template.resources[node.name].type, CREATE)
+        else:
+            entry = _existing(
+                env, definition, old, by_id[head_id], versions, plan.converge, by_id, actions
+            )
+        actions[node.name] = entry["action"]
+        entries.append(entry)
+    heads = {v.name: v for v in versions if v.replaced_by is None}
+    for gone in plan.removed:
+        head = heads.get(gone)
+        entries.append(_entry(gone, head.type if head else "", DELETE))
+    return _report(name, True, entries)
+
+
+def _columns(row: Resource) -> dict[str, Any]:
+    return {column.key: getattr(row, column.key) for column in Resource.__table__.columns}
+
+
+def _existing(
+    env: EngineEnv,
+    definition: StackDefinition,
+    old: StackDefinition | None,
+    head: ResourceVersion,
+    versions: list[ResourceVersion],
+    converge: Mapping[str, int | None],
+    by_id: Mapping[int, ResourceVersion],
+    actions: Mapping[str, str],
+) -> dict[str, Any]:
+    name = head.name
+    snippet = definition.template.resources[name]
+    read = sorted({r.resource if isinstance(r, GetAttr) else r.name for r in snippet.references()})
+    changing = [dep for dep in read if actions.get(dep, UNCHANGED) != UNCHANGED]
+    uncertain = (
+        f"reads {', '.join(changing)}, which will change: its values here are the current ones"
+        if changing
+        else None
+    )
+    inputs = {}
+    for dep in definition.dependencies.get(name, ()):
+        dep_id = converge.get(dep)
+        if dep_id is not None:
+            stored = by_id[dep_id].attributes
+            inputs[dep] = ResourceData(stored.get("ref"), dict(stored.get("attributes") or {}))
+    try:
+        prepared = definition.prepare(name, inputs, env.registry)
+    except ConvTasksError as exc:
+        reason = definition.reason(name, str(exc))
+        return _entry(name, snippet.type, UPDATE, uncertain=f"not known yet: {reason}")
+    decision = decide(
+        head,
+        [v for v in versions if v.name == name],
+        type_name=prepared.resolved.type,
+        definition_hash=prepared.resolved.definition_hash,
+        properties=prepared.properties,
+        needs_replacement=prepared.resource_type().needs_replacement,
+        substitutes=env.registry.substitutes,
+        repaired_in_place=lambda v: repaired_in_place(env, prepared.resource_type, v),
+    )
+    action = _VERDICTS[decision.verdict]
+    changes = {}
+    if action != UNCHANGED and decision.verdict != Verdict.CREATE:
+        hidden = name in definition.hidden_resources or (
+            old is not None and name in old.hidden_resources
+        )
+        before, after = head.properties, prepared.properties
+        for key in sorted(before.keys() | after.keys()):
+            if before.get(key) != after.get(key):
+                changes[key] = {
+                    "old": MASK if hidden else _redacted(before.get(key), definition, old),
+                    "new": MASK if hidden else _redacted(after.get(key), definition, old),
+                }
+    reason = definition.reason(name, decision.reason) if decision.reason else ""
+    return _entry(name, snippet.type, action, reason, changes, uncertain)
+
+
+def _redacted(value: Any, new: StackDefinition, old: StackDefinition | None) -> Any:
+    value = new.redact.value(value)
+    return old.redact.value(value) if old is not None else value
+
+
+def _entry(
+    name: str,
+    type_name: str,
+    action: str,
+    reason: str = "",
+    changes: dict[str, Any] | None = None,
+    uncertain: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": type_name,
+        "action": action,
+        "reason": reason,
+        "changes": changes or {},
+        "uncertain": uncertain,
+    }
+
+
+def summary(counts: Mapping[str, int]) -> str:
+    """ "2 to create, 1 to update, 1 to replace, 1 to delete, 3 unchanged"."""
+    parts = [f"{counts.get(a, 0)} to {a}" for a in (CREATE, UPDATE, REPLACE, DELETE)]
+    return ", ".join([*parts, f"{counts.get(UNCHANGED, 0)} unchanged"])
+
+
+def _report(stack: str, exists: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = {action: sum(1 for e in entries if e["action"] == action) for action in ACTIONS}
+    return {
+        "stack": stack,
+        "exists": exists,
+        "resources": entries,
+        "counts": counts,
+        "summary": summary(counts),
+    }

@@ -1,0 +1,117 @@
+"""The end of a traversal: the stack goes *_COMPLETE or *_FAILED (seed 000).
+
+On success the stack's template becomes the rollback target and templates
+no stack refers to any more are deleted; a delete soft-deletes the stack.
+On failure the caller is told whether a rollback to the last template that
+completed is due (it starts it: this module never starts an operation).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from conv_tasks.db import deployments as deployment_repo
+from conv_tasks.db import events as event_repo
+from conv_tasks.db import stacks as stack_repo
+from conv_tasks.db import templates as template_repo
+from conv_tasks.db.session import session_scope
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.payload import NodeOutput
+from conv_tasks.statuses import Action, Status
+from conv_tasks.errors import ConvTasksError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Completion:
+    """How a traversal ended. `rollback` holds the failure when a rollback is due."""
+
+    status: str
+    action: str
+    rollback: str | None = None
+
+
+def traversal_failures(inputs: Mapping[str, Any]) -> list[str]:
+    """The failures the graph's last nodes handed to the stack's point, each once."""
+    found: dict[str, None] = {}
+    for value in inputs.values():
+        for failure in NodeOutput.from_json(value).failed:
+            found.setdefault(failure)
+    return list(found)
+
+
+def complete_traversal(
+    env: EngineEnv, stack_id: str, traversal: str, inputs: Mapping[str, Any]
+) -> Completion | None:
+    """Finish the stack's operation. None if the traversal is no longer the stack's."""
+    failures = traversal_failures(inputs)
+    with session_scope() as session:
+        try:
+            stack = stack_repo.get_stack(session, stack_id)
+        except ConvTasksError:
+            return None
+        if stack.current_traversal != traversal or stack.status != Status.IN_PROGRESS:
+            return None
+        action = stack.action
+        if failures:
+            reason = "; ".join(failures)
+            rollback = action in (Action.CREATE, Action.UPDATE) and not stack.disable_rollback
+            event_repo.add_events(
+                session,
+                [
+                    event_repo.EventRecord(
+                        stack_id, action, Status.FAILED, reason, traversal=traversal
+                    )
+                ],
+            )
+            # With a rollback due, the stack goes straight to ROLLBACK_IN_PROGRESS (the
+            # failure is in its events): a client waiting for the stack never sees a
+            # FAILED state that is about to change.
+            if not rollback and not stack_repo.update_if_current(
+                session, stack_id, traversal, status=Status.FAILED, status_reason=reason
+            ):
+                return None
+            done = Completion(f"{action}_{Status.FAILED}", action, reason if rollback else None)
+        else:
+            old_ids = [i for i in (stack.raw_template_id, stack.prev_raw_template_id) if i]
+            fields: dict[str, Any] = {
+                "status": Status.COMPLETE,
+                "status_reason": f"Stack {action} completed successfully",
+            }
+            if action == Action.DELETE:
+                fields.update(
+                    deleted_at=datetime.now(UTC),
+                    raw_template_id=None,
+                    prev_raw_template_id=None,
+                    current_graph=None,
+                )
+            elif action != Action.CHECK:
+                # A check changed no template: the rollback target stays what it was.
+                fields.update(prev_raw_template_id=stack.raw_template_id)
+            if not stack_repo.update_if_current(session, stack_id, traversal, **fields):
+                return None
+            event_repo.add_events(
+                session,
+                [
+                    event_repo.EventRecord(
+                        stack_id,
+                        action,
+                        Status.COMPLETE,
+                        fields["status_reason"],
+                        traversal=traversal,
+                    )
+                ],
+            )
+            session.flush()
+            template_repo.delete_orphaned_templates(session, only=old_ids)
+            if action == Action.DELETE:
+                # Server credentials, and deployments or configs kept by a Retain policy.
+                deployment_repo.forget_stack(session, stack_id)
+            done = Completion(f"{action}_{Status.COMPLETE}", action)
+    env.syncpoints.drop(traversal)
+    return done

@@ -1,0 +1,205 @@
+"""Starting a traversal (seed 001): plan, add rows, create SyncPoints, swap the traversal id.
+
+All in the caller's transaction: losing the compare-and-swap to a concurrent
+operation raises LostRace, the transaction rolls back (no row of ours
+remains) and our SyncPoints are dropped. Only after commit are the first
+nodes enqueued.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from conv_tasks.db import events as event_repo
+from conv_tasks.db import resources as resource_repo
+from conv_tasks.db import stacks as stack_repo
+from conv_tasks.db.models import Stack
+from conv_tasks.engine.stack.completion import complete_traversal
+from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.payload import NodeTask
+from conv_tasks.statuses import Action, Status
+from conv_tasks.errors import LostRace
+from conv_tasks.graph import ExistingVersion, NodeKey, TraversalGraph, plan_traversal
+from conv_tasks.syncpoint import STACK_POINT, PointSpec
+
+
+@dataclass(frozen=True)
+class Started:
+    stack_id: str
+    traversal: str
+    template_id: int
+    action: str
+    roots: tuple[NodeKey, ...]
+    empty: bool
+    event_id: int  # the operation's first event: follow its progress from here
+    stack_name: str = ""  # a label its node tasks carry for monitors
+
+
+def points_of(graph: TraversalGraph) -> dict[str, PointSpec]:
+    """One SyncPoint per node, plus the stack's own, which every leaf satisfies."""
+    points: dict[str, PointSpec] = {}
+    for node in graph.nodes:
+        successors = tuple(str(s) for s in graph.successors(node)) or (STACK_POINT,)
+        points[str(node)] = PointSpec(tuple(str(p) for p in graph.predecessors(node)), successors)
+    if points:
+        points[STACK_POINT] = PointSpec(tuple(str(leaf) for leaf in graph.leaves()), ())
+    return points
+
+
+def _new_rows(
+    stack_id: str,
+    names: tuple[str, ...],
+    versions: list[ExistingVersion],
+    definition: StackDefinition,
+    template_id: int,
+) -> list[dict[str, Any]]:
+    next_version: dict[str, int] = {}
+    for row in versions:
+        next_version[row.name] = max(next_version.get(row.name, 0), row.version + 1)
+    rows = []
+    for name in names:
+        snippet = definition.template.resources[name]
+        rows.append(
+            {
+                "stack_id": stack_id,
+                "name": name,
+                "version": next_version.get(name, 0),
+                "type": snippet.type,
+                "action": Action.INIT,
+                "status": Status.COMPLETE,
+                "deletion_policy": snippet.deletion_policy,
+                "template_id": template_id,
+                "properties_data": {},
+                "attr_data": {},
+                "plugin_data": {},
+                "requires": [],
+                "status_reason": "",
+                "atomic_key": 0,
+            }
+        )
+    return rows
+
+
+def begin(
+    env: EngineEnv,
+    session: Session,
+    stack: Stack,
+    *,
+    action: str,
+    template_id: int,
+    definition: StackDefinition,
+    expected: str | None,
+    reason: str,
+) -> Started:
+    """Plan and swap in a new traversal inside the caller's transaction."""
+    existing = resource_repo.existing_versions(session, stack.id)
+    plan = plan_traversal(existing, definition.dependencies)
+    try:
+        resource_repo.add_versions(
+            session, _new_rows(stack.id, plan.new_names, existing, definition, template_id)
+        )
+    except IntegrityError:
+        # A concurrent operation is adding the same resource versions: it wins.
+        raise _lost(stack, action) from None
+    return swap_in(
+        env,
+        session,
+        stack,
+        plan.graph,
+        action=action,
+        template_id=template_id,
+        expected=expected,
+        reason=reason,
+    )
+
+
+def _lost(stack: Stack, action: str) -> LostRace:
+    return LostRace(
+        f"Stack {stack.name!r} was changed by another operation at the same time; "
+        f"this {action.lower()} was not started. Try again."
+    )
+
+
+def swap_in(
+    env: EngineEnv,
+    session: Session,
+    stack: Stack,
+    graph: TraversalGraph,
+    *,
+    action: str,
+    template_id: int,
+    expected: str | None,
+    reason: str,
+    traversal: str | None = None,
+) -> Started:
+    """Swap in a new traversal of `graph` (its SyncPoints made first) in the caller's
+    transaction; LostRace if `expected` is no longer the stack's traversal. `traversal`:
+    its id when the caller derives one from an idempotency key (a nested stack's check)."""
+    lost = _lost(stack, action)
+    traversal = traversal or str(uuid.uuid4())
+    points = points_of(graph)
+    if points:
+        env.syncpoints.create(traversal, points)
+    try:
+        won = stack_repo.swap_traversal(
+            session,
+            stack.id,
+            expected,
+            traversal,
+            action=action,
+            status=Status.IN_PROGRESS,
+            status_reason=reason,
+            raw_template_id=template_id,
+            current_graph=graph.to_json(),
+            operation_started_at=datetime.now(UTC),
+        )
+        if won:
+            session.flush()
+    except IntegrityError:
+        won = False
+    if not won:
+        env.syncpoints.drop(traversal)
+        raise lost
+    [event_id] = event_repo.add_events(
+        session,
+        [event_repo.EventRecord(stack.id, action, Status.IN_PROGRESS, reason, traversal=traversal)],
+    )
+    return Started(
+        stack.id,
+        traversal,
+        template_id,
+        action,
+        graph.roots(),
+        not graph.nodes,
+        event_id,
+        stack.name,
+    )
+
+
+def launch(env: EngineEnv, started: Started, old_traversal: str | None) -> None:
+    """After commit: forget the superseded traversal's SyncPoints and enqueue the first nodes."""
+    if old_traversal:
+        env.syncpoints.drop(old_traversal)
+    if started.empty:
+        complete_traversal(env, started.stack_id, started.traversal, {})
+        return
+    env.syncpoints.heartbeat(started.traversal)
+    env.dispatcher.nodes(
+        [
+            NodeTask(
+                started.stack_id,
+                started.traversal,
+                started.template_id,
+                root,
+                stack=started.stack_name,
+            ).to_payload()
+            for root in started.roots
+        ]
+    )

@@ -1,0 +1,36 @@
+"""The actions and statuses of stacks, resources and events, named as in Heat.
+
+The vocabulary every layer shares (db, engine, resources, tasks, cli): it imports nothing
+of conv_tasks. `state_name` is the one place that joins an action and a status into the
+state users read (`UPDATE_COMPLETE`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Action(StrEnum):
+    """What was done, or is being done, to a stack or a resource."""
+
+    INIT = "INIT"  # a resource version that has not been created yet
+    CREATE = "CREATE"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+    ROLLBACK = "ROLLBACK"
+    CHECK = "CHECK"  # a stack check, or a resource marked (un)healthy
+    SIGNAL = "SIGNAL"  # events only: a signal reached a resource
+
+
+class Status(StrEnum):
+    """How that action stands."""
+
+    IN_PROGRESS = "IN_PROGRESS"
+    COMPLETE = "COMPLETE"
+    FAILED = "FAILED"
+
+
+def state_name(action: str, status: str) -> str:
+    """The state of a stack, resource or event as users read it: `CREATE_IN_PROGRESS`."""
+    return f"{action}_{status}"
+
