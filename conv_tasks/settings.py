@@ -121,7 +121,7 @@ class Settings:
     task_events: bool = True
     # Whether publishing a task also sends a task-sent event (one more broker message per task).
     task_sent_events: bool = False
-    # Retention (conv_tasks.engine.upkeep.retention): deleted stacks are purged this long after their
+    # Retention (the engine's upkeep): deleted stacks are purged this long after their
     # deletion, events of live stacks at this age, except each stack's latest `events_keep`.
     # None keeps them forever.
     purge_deleted_after: float | None = 30 * 86400.0

@@ -33,4 +33,3 @@ class Status(StrEnum):
 def state_name(action: str, status: str) -> str:
     """The state of a stack, resource or event as users read it: `CREATE_IN_PROGRESS`."""
     return f"{action}_{status}"
-

@@ -1,6 +1,6 @@
 """`conv-tasks db purge`: delete stacks deleted long ago and old events, now, in batches.
 
-The same purge beat runs every CONV_TASKS_PURGE_INTERVAL (conv_tasks.engine.upkeep.retention),
+The same purge beat runs every CONV_TASKS_PURGE_INTERVAL (conv_tasks.engine's upkeep),
 with the retention settings; the options here override them for one run.
 """
 
@@ -91,17 +91,19 @@ def db_purge(
     CONV_TASKS_PURGE_INTERVAL), or what the options say, now. Each transaction
     deletes at most --batch-size rows and skips rows other transactions hold.
     """
-    from conv_tasks.engine.upkeep.retention import RetentionPolicy, purge
+    from conv_tasks.db import Database
+    from conv_tasks.engine import RetentionPolicy, purge
     from conv_tasks.settings import get_settings
 
-    policy = RetentionPolicy.from_settings(get_settings())
+    settings = get_settings()
+    policy = RetentionPolicy.from_settings(settings)
     policy = RetentionPolicy(
         deleted_after=older_than or policy.deleted_after,
         event_retention=events_older_than or policy.event_retention,
         events_keep=policy.events_keep if keep_events is None else keep_events,
         batch_size=batch_size or policy.batch_size,
     )
-    report = purge(policy).to_dict()
+    report = purge(Database(settings.database_url), policy).to_dict()
     if getattr(ctx.obj, "as_json", False):
         output.emit_json(report)
     else:

@@ -1,4 +1,4 @@
-"""`conv-tasks template validate`: the result of conv_tasks.engine.definition.validate, for people or JSON.
+"""`conv-tasks template validate`: the result of the engine's validate_template, for people or JSON.
 
 Validation runs in the CLI's own process, with the resource types installed there.
 """
@@ -25,7 +25,7 @@ def show_validation(
 ) -> None:
     """Print the validation of `text` (read from `path`) with its environments and files;
     exit 1 if it has errors."""
-    from conv_tasks.engine.definition.validate import validate_template
+    from conv_tasks.engine import validate_template
 
     result = validate_template(
         text, parameters, filename=path, environment=environment, files=files

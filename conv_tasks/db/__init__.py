@@ -10,7 +10,15 @@ engine, the tasks or the CLI.
 from conv_tasks.db.database import Database, Transaction
 from conv_tasks.db.deployments import PostgresDeployments, config_of, published_action
 from conv_tasks.db.events import EventRecord
-from conv_tasks.db.nodes import Claim, NodeEvent, NodeStore, ResourceVersion, StackState, Written
+from conv_tasks.db.nodes import (
+    Claim,
+    NodeEvent,
+    NodeStore,
+    ResourceVersion,
+    StackState,
+    Written,
+    version_of,
+)
 from conv_tasks.db.purge import EventFloors
 from conv_tasks.db.rows import (
     DeploymentRow,
@@ -22,6 +30,7 @@ from conv_tasks.db.rows import (
     TemplateRow,
 )
 from conv_tasks.db.sandbox import PostgresSandbox
+from conv_tasks.db.session import statement_count
 from conv_tasks.db.stacks import RunningOperation
 from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
 
@@ -50,4 +59,6 @@ __all__ = [
     "config_of",
     "published_action",
     "signals_of",
+    "statement_count",
+    "version_of",
 ]

@@ -48,6 +48,11 @@ class Database:
         with session_scope(self.url) as session:
             yield Transaction(session)
 
+    def answers(self) -> bool:
+        """Whether the database answers a trivial query (the health check)."""
+        with self.transaction() as tx:
+            return tx.stacks.answers()
+
     @contextmanager
     def node_store(
         self, *, stack_id: str, traversal: str, template_id: int, nonce: str

@@ -31,8 +31,10 @@ class Events:
 
     def add(self, records: Iterable[EventRecord]) -> list[int]:
         """Insert events; returns their ids, in order."""
-        rows = [{**record.__dict__, "action": str(record.action), "status": str(record.status)}
-                for record in records]
+        rows = [
+            {**record.__dict__, "action": str(record.action), "status": str(record.status)}
+            for record in records
+        ]
         if not rows:
             return []
         stmt = insert(Event).returning(Event.id, sort_by_parameter_order=True)

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, RowMapping
+from sqlalchemy.exc import IntegrityError
 
 from conv_tasks.db import node_statements as sql
 from conv_tasks.db.node_statements import WRITABLE
@@ -206,8 +207,8 @@ class NodeStore:
         reason: str,
         ttl: float,
     ) -> tuple[ResourceVersion | None, tuple[str, ...]]:
-        """A new version replaces the head we hold; returns it (None if our lease was lost)
-        and the nodes that waited for the head."""
+        """A new version replaces the head we hold; returns it (None if our lease was lost, or
+        another node made that version first) and the nodes that waited for the head."""
         params = {
             "head_id": head.id,
             "nonce": self.nonce,
@@ -222,7 +223,11 @@ class NodeStore:
         require_fields(dict(fields), WRITABLE, "a resource version")
         params.update({name: _param(name, value) for name, value in fields.items()})
         params.setdefault("action_deadline", None)
-        row = self._conn.execute(sql.START_VERSION, params).mappings().first()
+        try:
+            row = self._conn.execute(sql.START_VERSION, params).mappings().first()
+        except IntegrityError:
+            # Another node made that version first (our lease had run out).
+            return None, ()
         if row is None:
             return None, ()
         return _version(row, True), tuple(w for w in (row["woken"],) if w)

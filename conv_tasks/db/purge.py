@@ -16,7 +16,6 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-
 _EVENTS_OF_DELETED_STACKS = """
 DELETE FROM event WHERE id IN (
     SELECT e.id FROM event e JOIN stack s ON s.id = e.stack_id

@@ -58,7 +58,7 @@ class Stacks:
     def __init__(self, session: Session) -> None:
         self._session = session
 
-    def _one(self, stmt: Select[tuple[Stack]]) -> StackRow | None:
+    def _one(self, stmt: Select[Any]) -> StackRow | None:
         row = self._session.scalars(stmt).first()
         return None if row is None else stack_row(row)
 
@@ -99,9 +99,7 @@ class Stacks:
 
     def by_idempotency_key(self, tenant: str, key: str) -> StackRow | None:
         """The stack of `tenant` a create with this idempotency key made, deleted or not."""
-        return self._one(
-            select(Stack).where(Stack.tenant == tenant, Stack.idempotency_key == key)
-        )
+        return self._one(select(Stack).where(Stack.tenant == tenant, Stack.idempotency_key == key))
 
     def made_for(self, parent_stack_id: str, keys: Iterable[str]) -> str | None:
         """The id of the live child of a parent that a create with one of `keys` made."""
@@ -126,7 +124,7 @@ class Stacks:
             raise Duplicate(f"A stack named {new.name!r} already exists.") from None
         return stack_row(row)
 
-    def list(
+    def of_tenant(
         self,
         tenant: str,
         *,
@@ -179,18 +177,6 @@ class Stacks:
             Stack.disable_rollback,
         ).where(Stack.status == "IN_PROGRESS", Stack.deleted_at.is_(None))
         return [RunningOperation(*row) for row in self._session.execute(stmt)]
-
-    def set_options(self, stack_id: str, **fields: Any) -> None:
-        """Write the stack's options (disable_rollback, timeout_mins, tags) as an update asks."""
-        require_uuid(stack_id, "stack_id")
-        require_fields(fields, {"disable_rollback", "timeout_mins", "tags"}, "a stack's options")
-        if fields:
-            self._session.execute(
-                update(Stack)
-                .where(Stack.id == stack_id)
-                .values(**fields)
-                .execution_options(synchronize_session=False)
-            )
 
     def swap_traversal(
         self, stack_id: str, expected: str | None, new: str | None, **fields: Any

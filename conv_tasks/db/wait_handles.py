@@ -8,8 +8,8 @@ inside the caller's transaction. No token is ever written here: only hashes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert

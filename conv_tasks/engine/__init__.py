@@ -1,6 +1,97 @@
-"""The convergence engine: stack operations, graph nodes, completion and the watchdog.
+"""The convergence engine: stack operations, graph nodes, their features, reads and upkeep.
 
-The engine decides in pure functions (`decide`), acts through the
-repositories in conv_tasks.db and the SyncPoints in Redis, and hands work to
-Celery only through a `Dispatcher`, so it can run in a test without a worker.
+This face is what the rest of conv_tasks (tasks/, cli/, the client) imports; the folders
+behind it import each other only downward:
+
+    assembly ─▶ features ─▶ read ─▶ stack ─▶ definition
+        │           │         └──▶ node ──▶ definition
+        └─▶ upkeep ─┘            (root: environment, dispatch, payload)
+
+Every entry point takes an EngineEnv, which carries the database, the SyncPoint store, the
+dispatcher and everything else the engine reaches; nothing in the engine finds a service in
+a global, and nothing in it speaks SQL (conv_tasks.db does).
 """
+
+from conv_tasks.engine.assembly import build_env, default_env
+from conv_tasks.engine.definition import validate_template
+from conv_tasks.engine.dispatch import Dispatcher
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.features import (
+    deployment_metadata,
+    list_deployments,
+    server_credential,
+    show_deployment,
+    signal_deployment,
+    signal_handle,
+    signal_resource,
+)
+from conv_tasks.engine.node import Outcome, run_node
+from conv_tasks.engine.payload import NodeOutput, NodeTask, parse_node_task
+from conv_tasks.engine.read import (
+    list_events,
+    list_resources,
+    list_stacks,
+    preview_stack,
+    show_resource,
+    show_stack,
+    show_template,
+    stack_graph,
+    stack_outputs,
+)
+from conv_tasks.engine.stack import (
+    ChangeRequest,
+    Marked,
+    NewStackRequest,
+    OperationResult,
+    StackControl,
+    TenantStacks,
+    check_stack_name,
+)
+from conv_tasks.engine.upkeep import (
+    PurgeReport,
+    RetentionPolicy,
+    collect_templates,
+    purge,
+    run_watchdog,
+)
+
+__all__ = [
+    "ChangeRequest",
+    "Dispatcher",
+    "EngineEnv",
+    "Marked",
+    "NewStackRequest",
+    "NodeOutput",
+    "NodeTask",
+    "OperationResult",
+    "Outcome",
+    "PurgeReport",
+    "RetentionPolicy",
+    "StackControl",
+    "TenantStacks",
+    "build_env",
+    "check_stack_name",
+    "collect_templates",
+    "default_env",
+    "deployment_metadata",
+    "list_deployments",
+    "list_events",
+    "list_resources",
+    "list_stacks",
+    "parse_node_task",
+    "preview_stack",
+    "purge",
+    "run_node",
+    "run_watchdog",
+    "server_credential",
+    "show_deployment",
+    "show_resource",
+    "show_stack",
+    "show_template",
+    "signal_deployment",
+    "signal_handle",
+    "signal_resource",
+    "stack_graph",
+    "stack_outputs",
+    "validate_template",
+]

@@ -1,54 +1,55 @@
-"""Everything a piece of the engine needs from the outside world, in one plain object."""
+"""Everything a piece of the engine needs from the outside world, in one plain object.
+
+The engine finds nothing in a global: the database, the SyncPoint store, the dispatcher,
+the registry, the stores the resource types act through and the definitions cache all
+come in here. Two services are callbacks, so that the node path needs nothing above it:
+`end_traversal` (the stack's SyncPoint completed: finish the operation) and `children`
+(the nested-stack service plugins and the node path use). conv_tasks.engine.assembly
+builds an environment for a process; tests build one with stand-ins.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
-from conv_tasks.db.deployments import PostgresDeployments
-from conv_tasks.db.nodes import NodeStore
-from conv_tasks.db.sandbox import PostgresSandbox
-from conv_tasks.db.session import node_connection
-from conv_tasks.db.wait_handles import PostgresWaitHandles
 from conv_tasks.deployments.store import DeploymentStore
-from conv_tasks.engine.definition.model import Definitions, default_definitions
-from conv_tasks.resources import Registry, Sandbox, default_registry
-from conv_tasks.settings import Settings, get_settings
+from conv_tasks.resources import Registry, Sandbox
+from conv_tasks.resources.child_stacks import ChildStacks
+from conv_tasks.settings import Settings
 from conv_tasks.syncpoint import SyncPointStore
-from conv_tasks.syncpoint.connection import get_redis
 from conv_tasks.waitconditions.store import WaitHandleStore
 
 if TYPE_CHECKING:
+    from conv_tasks.db import Database
+    from conv_tasks.engine.definition import Definitions
     from conv_tasks.engine.dispatch import Dispatcher
+
+
+class TraversalEnd(Protocol):
+    def __call__(
+        self, env: EngineEnv, stack_id: str, traversal: str, inputs: Mapping[str, Any]
+    ) -> None:
+        """The stack's own SyncPoint completed with `inputs`: end the stack's operation."""
 
 
 @dataclass
 class EngineEnv:
     settings: Settings
+    db: Database
     syncpoints: SyncPointStore
     dispatcher: Dispatcher
-    registry: Registry = field(default_factory=default_registry)
-    sandbox: Sandbox = field(default_factory=PostgresSandbox)
-    deployments: DeploymentStore = field(default_factory=PostgresDeployments)
-    wait_handles: WaitHandleStore = field(default_factory=PostgresWaitHandles)
-    definitions: Definitions = field(default_factory=default_definitions)
+    registry: Registry
+    definitions: Definitions
+    sandbox: Sandbox
+    deployments: DeploymentStore
+    wait_handles: WaitHandleStore
+    end_traversal: TraversalEnd
+    # Set once the environment exists (the service reaches the engine through it).
+    children: ChildStacks | None = None
 
-    @classmethod
-    def default(cls, dispatcher: Dispatcher) -> EngineEnv:
-        settings = get_settings()
-        store = SyncPointStore(
-            get_redis(settings.redis_url), prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl
-        )
-        return cls(settings=settings, syncpoints=store, dispatcher=dispatcher)
-
-    @contextmanager
-    def node_store(
-        self, *, stack_id: str, traversal: str, template_id: int, nonce: str
-    ) -> Iterator[NodeStore]:
-        """The repository of one node delivery, on one database connection."""
-        with node_connection(self.settings.database_url) as conn:
-            yield NodeStore(
-                conn, stack_id=stack_id, traversal=traversal, template_id=template_id, nonce=nonce
-            )
+    def child_stacks(self) -> ChildStacks:
+        if self.children is None:
+            raise RuntimeError("this engine environment has no nested-stack service")
+        return self.children

@@ -3,6 +3,8 @@
 Both are frozen values with a JSON round trip. A payload comes from our own
 engine, but it crosses the broker, so it is checked like any input: a
 malformed one is refused with every problem named, and changes nothing.
+A resource version also stores its last output (`attr_data`), in a shape of its own:
+`stored_output` writes it and `read_stored_output` is the one place that reads it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from conv_tasks.errors import InvalidInput, PayloadError, Problem
 from conv_tasks.graph import NodeKey, Phase
+from conv_tasks.template import ResourceData
 
 _FIELDS = frozenset(
     {
@@ -63,6 +66,17 @@ class NodeOutput:
             ref=ref if isinstance(ref, str) else None,
             attrs=dict(attrs) if isinstance(attrs, Mapping) else {},
         )
+
+
+def stored_output(ref: str | None, attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """What a resource version stores of its output (its `attr_data`)."""
+    return {"ref": ref, "attributes": dict(attributes)}
+
+
+def read_stored_output(attr_data: Mapping[str, Any] | None) -> ResourceData:
+    """A resource version's stored output (`attr_data`): its reference and attributes."""
+    data = attr_data or {}
+    return ResourceData(data.get("ref"), dict(data.get("attributes") or {}))
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """The engine service a nested-stack plugin acts through: its child stack, by id.
 
-Pure declarations: a Protocol that the engine implements (conv_tasks.engine.features.nested.child_stacks)
-and the value it answers with. A plugin starts an operation on its child and then reads the
+Pure declarations: a Protocol that the engine implements (its nested-stacks feature) and
+the value it answers with. A plugin starts an operation on its child and then reads the
 child's state on each poll; nothing here ever waits, and nothing here opens a connection.
 """
 
@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+from conv_tasks.statuses import state_name
 
 COMPLETE = "COMPLETE"
 FAILED = "FAILED"
@@ -31,7 +33,7 @@ class ChildStack:
 
     @property
     def state(self) -> str:
-        return f"{self.action}_{self.status}"
+        return state_name(self.action, self.status)
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from conv_tasks.engine.upkeep.retention import RetentionPolicy
-from conv_tasks.engine.upkeep.retention import purge as purge_rows
-from conv_tasks.engine.upkeep.watchdog import collect_templates as collect
-from conv_tasks.engine.upkeep.watchdog import run_watchdog
+from conv_tasks.engine import RetentionPolicy, run_watchdog
+from conv_tasks.engine import collect_templates as collect
+from conv_tasks.engine import purge as purge_rows
 from conv_tasks.faults import TRANSIENT_FAULTS, describe
 from conv_tasks.settings import get_settings
 from conv_tasks.tasks.app import app
@@ -46,7 +45,7 @@ def watchdog() -> dict[str, Any]:
 
 @app.task(name="conv_tasks.beat.collect_templates", acks_late=False)
 def collect_templates() -> dict[str, Any]:
-    return _unless_unavailable("template collection", lambda: {"deleted": collect()})
+    return _unless_unavailable("template collection", lambda: {"deleted": collect(engine_env())})
 
 
 # At most this share of the interval on one purge (and never more than ten minutes), so that a
@@ -58,7 +57,7 @@ PURGE_BUDGET_MAX = 600.0
 def _purge() -> dict[str, Any]:
     settings = get_settings()
     budget = min(settings.purge_interval * PURGE_BUDGET_SHARE, PURGE_BUDGET_MAX)
-    report = purge_rows(RetentionPolicy.from_settings(settings), budget=budget)
+    report = purge_rows(engine_env().db, RetentionPolicy.from_settings(settings), budget=budget)
     if report.stacks or report.old_events or not report.finished:
         log.info("purge: %s", report.to_dict())
     return report.to_dict()

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine.features.deployments import access as deployment_access
-from conv_tasks.engine.features.deployments import signal as deployment_signal
-from conv_tasks.engine.features.deployments import views as deployment_views
+from conv_tasks import engine
 from conv_tasks.tasks.payloads import Field
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.request import ResultHiddenTask
+from conv_tasks.tasks.runtime import engine_env
 
 SERVER = Field("server", (str,), required=True, is_name=True)
 CREDENTIAL = Field("credential", (str,), required=True, is_name=True)
@@ -25,7 +24,7 @@ CREDENTIAL = Field("credential", (str,), required=True, is_name=True)
 
 @public_task("conv_tasks.deployment.metadata", [SERVER, CREDENTIAL], base=ResultHiddenTask)
 def metadata(server: str, credential: str) -> dict[str, Any]:
-    return deployment_access.deployment_metadata(server, credential)
+    return engine.deployment_metadata(engine_env(), server, credential)
 
 
 @public_task(
@@ -41,7 +40,7 @@ def metadata(server: str, credential: str) -> dict[str, Any]:
 def signal(
     deployment: str, credential: str, action: str, details: dict[str, Any]
 ) -> dict[str, Any]:
-    return deployment_signal.signal_deployment(deployment, credential, action, details)
+    return engine.signal_deployment(engine_env(), deployment, credential, action, details)
 
 
 @public_task(
@@ -50,12 +49,12 @@ def signal(
     base=ResultHiddenTask,
 )
 def credential(tenant: str, stack: str, server: str, rotate: bool) -> dict[str, Any]:
-    return deployment_access.server_credential(tenant, stack, server, rotate=rotate)
+    return engine.server_credential(engine_env(), tenant, stack, server, rotate=rotate)
 
 
 @public_task("conv_tasks.deployment.list", [TENANT, STACK], base=ResultHiddenTask)
 def list_(tenant: str, stack: str) -> dict[str, Any]:
-    return {"deployments": deployment_views.list_deployments(tenant, stack)}
+    return {"deployments": engine.list_deployments(engine_env(), tenant, stack)}
 
 
 @public_task(
@@ -64,4 +63,4 @@ def list_(tenant: str, stack: str) -> dict[str, Any]:
     base=ResultHiddenTask,
 )
 def show(tenant: str, stack: str, name: str) -> dict[str, Any]:
-    return {"deployment": deployment_views.show_deployment(tenant, stack, name)}
+    return {"deployment": engine.show_deployment(engine_env(), tenant, stack, name)}

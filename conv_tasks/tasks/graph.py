@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine.read.graph import stack_graph
+from conv_tasks.engine import stack_graph
 from conv_tasks.tasks.public import STACK, TENANT, public_task
+from conv_tasks.tasks.runtime import engine_env
 
 
 @public_task("conv_tasks.stack.graph", [TENANT, STACK])
 def graph(tenant: str, stack: str) -> dict[str, Any]:
-    return stack_graph(tenant, stack)
+    return stack_graph(engine_env(), tenant, stack)

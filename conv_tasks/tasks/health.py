@@ -8,17 +8,16 @@ from typing import Any
 
 from celery.worker.control import inspect_command
 
-from conv_tasks.db.session import session_scope, statement_count
-from conv_tasks.db.stacks import database_answers
+from conv_tasks.db import statement_count
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import engine_env
 
 
 @app.task(name="conv_tasks.health.ping")
 def ping(echo: str = "") -> dict[str, Any]:
-    with session_scope() as session:
-        database = database_answers(session)
-    redis_ok = engine_env().syncpoints.ping()
+    env = engine_env()
+    database = env.db.answers()
+    redis_ok = env.syncpoints.ping()
     return {
         "pong": True,
         "echo": echo,

@@ -22,9 +22,7 @@ from typing import Any
 
 from celery.exceptions import Reject
 
-from conv_tasks.engine.node.delivery import Outcome
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import NodeTask, parse_node_task
+from conv_tasks.engine import NodeTask, Outcome, parse_node_task, run_node
 from conv_tasks.errors import PayloadError
 from conv_tasks.faults import TRANSIENT_FAULTS, describe
 from conv_tasks.tasks.app import app

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine.read.preview import preview_stack
+from conv_tasks.engine import preview_stack
 from conv_tasks.tasks.payloads import Field
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conv_tasks.broker.options import NODE_QUEUE
-from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine import EngineEnv, default_env
 from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
 
 __all__ = ["NODE_TASK", "CeleryDispatcher", "engine_env"]
@@ -60,6 +60,6 @@ _envs: dict[int, EngineEnv] = {}
 def engine_env() -> EngineEnv:
     env = _envs.get(os.getpid())
     if env is None:
-        env = EngineEnv.default(CeleryDispatcher())
+        env = default_env(CeleryDispatcher())
         _envs[os.getpid()] = env
     return env

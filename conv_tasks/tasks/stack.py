@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine.read import details as detail_views
-from conv_tasks.engine.stack import health
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.read import views
-from conv_tasks.engine.features.owner_signal import signal_resource
+from conv_tasks import engine
+from conv_tasks.engine import ChangeRequest, NewStackRequest, TenantStacks
 from conv_tasks.limits import (
     MAX_ID,
     MAX_NESTING_DEPTH,
@@ -83,6 +80,10 @@ TIMEOUT = Field(
 )
 
 
+def _stacks(tenant: str) -> TenantStacks:
+    return TenantStacks(engine_env(), tenant)
+
+
 @public_task(
     "conv_tasks.stack.create",
     [
@@ -99,8 +100,9 @@ TIMEOUT = Field(
         TAGS,
     ],
 )
-def create(**args: Any) -> dict[str, Any]:
-    return operations.create_stack(engine_env(), **args)
+def create(tenant: str, tags: list[str] | None, **args: Any) -> dict[str, Any]:
+    request = NewStackRequest(tags=tuple(tags or ()), **args)
+    return _stacks(tenant).create(request).to_json()
 
 
 @public_task(
@@ -118,31 +120,44 @@ def create(**args: Any) -> dict[str, Any]:
         TAGS,
     ],
 )
-def update(**args: Any) -> dict[str, Any]:
-    stack_ref = args.pop("stack")
-    return operations.update_stack(engine_env(), stack_ref=stack_ref, **args)
+def update(
+    tenant: str,
+    stack: str,
+    disable_rollback: bool | None,
+    timeout_mins: int | None,
+    tags: list[str] | None,
+    **args: Any,
+) -> dict[str, Any]:
+    result = _stacks(tenant).update(
+        stack,
+        ChangeRequest(**args),
+        disable_rollback=disable_rollback,
+        timeout_mins=timeout_mins,
+        tags=None if tags is None else tuple(tags),
+    )
+    return result.to_json()
 
 
 @public_task("conv_tasks.stack.delete", [TENANT, STACK])
 def delete(tenant: str, stack: str) -> dict[str, Any]:
-    return operations.delete_stack(engine_env(), tenant=tenant, stack_ref=stack)
+    return _stacks(tenant).delete(stack).to_json()
 
 
 @public_task("conv_tasks.stack.rollback", [TENANT, STACK])
 def rollback(tenant: str, stack: str) -> dict[str, Any]:
-    return operations.rollback_stack(engine_env(), tenant=tenant, stack_ref=stack)
+    return _stacks(tenant).rollback(stack).to_json()
 
 
 @public_task(
     "conv_tasks.stack.cancel_update", [TENANT, STACK, Field("rollback", (bool,), default=True)]
 )
 def cancel_update(tenant: str, stack: str, rollback: bool) -> dict[str, Any]:
-    return operations.cancel_update(engine_env(), tenant=tenant, stack_ref=stack, rollback=rollback)
+    return _stacks(tenant).cancel(stack, rollback=rollback).to_json()
 
 
 @public_task("conv_tasks.stack.check", [TENANT, STACK])
 def check(tenant: str, stack: str) -> dict[str, Any]:
-    return health.check_stack(engine_env(), tenant=tenant, stack_ref=stack)
+    return _stacks(tenant).check(stack).to_json()
 
 
 @public_task(
@@ -159,21 +174,14 @@ def check(tenant: str, stack: str) -> dict[str, Any]:
 def mark_unhealthy(
     tenant: str, stack: str, resource: str, reason: str | None, reset: bool
 ) -> dict[str, Any]:
-    return health.mark_unhealthy(
-        engine_env(),
-        tenant=tenant,
-        stack_ref=stack,
-        resource=resource,
-        reason=reason,
-        reset=reset,
-    )
+    return _stacks(tenant).mark_unhealthy(stack, resource, reason, reset=reset).to_json()
 
 
 @public_task(
     "conv_tasks.stack.show", [TENANT, STACK, Field("include_deleted", (bool,), default=False)]
 )
 def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
-    data = views.show_stack(tenant, stack, include_deleted=include_deleted)
+    data = engine.show_stack(engine_env(), tenant, stack, include_deleted=include_deleted)
     return {"stack_id": data["id"], "stack": data}
 
 
@@ -195,8 +203,8 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
 )
 def list_(tenant: str, show_nested: bool, **filters: list[str] | None) -> dict[str, Any]:
     return {
-        "stacks": views.list_stacks(
-            tenant, show_nested=show_nested, tag_filter=TagFilter.build(**filters)
+        "stacks": engine.list_stacks(
+            engine_env(), tenant, show_nested=show_nested, tag_filter=TagFilter.build(**filters)
         )
     }
 
@@ -206,8 +214,8 @@ def list_(tenant: str, show_nested: bool, **filters: list[str] | None) -> dict[s
     [TENANT, STACK, Field("all_versions", (bool,), default=False), NESTED_DEPTH],
 )
 def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) -> dict[str, Any]:
-    found = views.list_resources(
-        tenant, stack, all_versions=all_versions, nested_depth=nested_depth
+    found = engine.list_resources(
+        engine_env(), tenant, stack, all_versions=all_versions, nested_depth=nested_depth
     )
     return {"resources": found}
 
@@ -223,18 +231,20 @@ def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) ->
 )
 def events(tenant: str, stack: str, after_id: int, nested_depth: int) -> dict[str, Any]:
     return {
-        "events": views.list_events(tenant, stack, after_id=after_id, nested_depth=nested_depth)
+        "events": engine.list_events(
+            engine_env(), tenant, stack, after_id=after_id, nested_depth=nested_depth
+        )
     }
 
 
 @public_task("conv_tasks.stack.outputs", [TENANT, STACK])
 def outputs(tenant: str, stack: str) -> dict[str, Any]:
-    return {"outputs": views.stack_outputs(tenant, stack)}
+    return {"outputs": engine.stack_outputs(engine_env(), tenant, stack)}
 
 
 @public_task("conv_tasks.stack.template", [TENANT, STACK])
 def template(tenant: str, stack: str) -> dict[str, Any]:
-    return detail_views.show_template(tenant, stack)
+    return engine.show_template(engine_env(), tenant, stack)
 
 
 @public_task(
@@ -242,7 +252,7 @@ def template(tenant: str, stack: str) -> dict[str, Any]:
     [TENANT, STACK, Field("resource", (str,), required=True, is_name=True)],
 )
 def resource_show(tenant: str, stack: str, resource: str) -> dict[str, Any]:
-    return {"resource": detail_views.show_resource(tenant, stack, resource)}
+    return {"resource": engine.show_resource(engine_env(), tenant, stack, resource)}
 
 
 @public_task(
@@ -255,4 +265,4 @@ def resource_show(tenant: str, stack: str, resource: str) -> dict[str, Any]:
     ],
 )
 def signal(tenant: str, stack: str, resource: str, details: dict[str, Any]) -> dict[str, Any]:
-    return signal_resource(tenant, stack, resource, details)
+    return engine.signal_resource(engine_env(), tenant, stack, resource, details)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.engine.features.waits import signal as wait_signal
+from conv_tasks.engine import signal_handle
 from conv_tasks.tasks.payloads import Field
 from conv_tasks.tasks.public import public_task
 from conv_tasks.tasks.request import ResultHiddenTask
+from conv_tasks.tasks.runtime import engine_env
 
 SIGNAL_TASK = "conv_tasks.wait_condition.signal"
 
@@ -29,4 +30,4 @@ SIGNAL_TASK = "conv_tasks.wait_condition.signal"
     base=ResultHiddenTask,
 )
 def signal(handle: str, token: str, details: dict[str, Any]) -> dict[str, Any]:
-    return wait_signal.signal_handle(handle, token, details)
+    return signal_handle(engine_env(), handle, token, details)

@@ -134,11 +134,6 @@ def normalise_version(value: object) -> str | None:
     return NAMED_VERSIONS.get(value)
 
 
-def function_available(function: str, version: str) -> bool:
-    """Whether a (normalised) template version offers an intrinsic function."""
-    return function in FUNCTIONS[version]
-
-
 def variant(function: str, version: str) -> str | None:
     """Which behaviour of a function a version uses; None if it does not have it."""
     return FUNCTIONS[version].get(function)

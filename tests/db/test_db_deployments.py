@@ -8,8 +8,7 @@ from typing import NoReturn
 
 from sqlalchemy import select
 
-from conv_tasks.db import deployments as deployment_repo
-from conv_tasks.db.deployments import PostgresDeployments
+from conv_tasks.db.deployments import DeploymentRecords, PostgresDeployments
 from conv_tasks.db.models import ServerCredential, SoftwareDeploymentRow, Stack
 from conv_tasks.db.session import session_scope
 from conv_tasks.deployments.records import (
@@ -99,7 +98,7 @@ def test_a_new_run_remembers_the_last_one_s_credential_and_end(database_url: str
     stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())
     store.publish(_action(stack_id, deployment_id, "tok-1"))
     with session_scope(database_url) as session:
-        deployment_repo.set_signal_hashes(session, {deployment_id: "hash-1"})
+        DeploymentRecords(session).set_signal_hashes({deployment_id: "hash-1"})
     store.publish(_action(stack_id, deployment_id, "tok-2", action=DeployAction.UPDATE))
     store.publish(_action(stack_id, deployment_id, "tok-2", action=DeployAction.UPDATE))
     with session_scope(database_url) as session:
@@ -146,18 +145,18 @@ def test_a_failed_delete_is_asked_again(database_url: str) -> None:
 def test_a_credential_is_issued_once_unless_rotated(database_url: str) -> None:
     stack_id = _stack(database_url)
     with session_scope(database_url) as session:
-        assert deployment_repo.issue_credential(session, "t", stack_id, "srv", "a", rotate=False)
-        assert not deployment_repo.issue_credential(
-            session, "t", stack_id, "srv", "b", rotate=False
+        assert DeploymentRecords(session).issue_credential("t", stack_id, "srv", "a", rotate=False)
+        assert not DeploymentRecords(session).issue_credential(
+            "t", stack_id, "srv", "b", rotate=False
         )
-        assert deployment_repo.issue_credential(session, "t", stack_id, "srv", "c", rotate=True)
+        assert DeploymentRecords(session).issue_credential("t", stack_id, "srv", "c", rotate=True)
         hashes = session.scalars(
             select(ServerCredential.credential_hash).where(ServerCredential.stack_id == stack_id)
         ).all()
         assert hashes == ["c"]
-        deployment_repo.forget_stack(session, stack_id)
-        left = deployment_repo.credentials_for_server(session, "srv")
-        assert all(c.stack_id != stack_id for c in left)
+        DeploymentRecords(session).forget_stack(stack_id)
+        left = DeploymentRecords(session).credential_hashes("srv")
+        assert all(owner != stack_id for owner, _digest in left)
 
 
 def _fail() -> NoReturn:

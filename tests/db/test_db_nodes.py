@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from conv_tasks.db import templates
 from conv_tasks.db.models import Event, Resource, Stack
 from conv_tasks.db.nodes import NodeEvent, NodeStore
 from conv_tasks.db.session import driver_url, node_connection, session_scope, statement_count
+from conv_tasks.db.templates import Templates
 from conv_tasks.errors import InvalidInput
 
 CONTENDERS = 8
@@ -32,7 +32,7 @@ CONTENDERS = 8
 def _new_stack(url: str) -> tuple[str, str, int]:
     stack_id, traversal = str(uuid.uuid4()), str(uuid.uuid4())
     with session_scope(url) as session:
-        tmpl = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {})
+        tmpl = Templates(session).add({"heat_template_version": "2018-08-31"}, {})
         session.add(
             Stack(
                 id=stack_id,

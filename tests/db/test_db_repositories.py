@@ -10,9 +10,11 @@ from multiprocessing import get_context
 import pytest
 from sqlalchemy import func, select
 
-from conv_tasks.db import resources, stacks, templates
 from conv_tasks.db.models import RawTemplate, Resource, Stack
+from conv_tasks.db.resources import ResourceVersions
 from conv_tasks.db.session import session_scope
+from conv_tasks.db.stacks import Stacks
+from conv_tasks.db.templates import Templates
 from conv_tasks.errors import InvalidInput
 
 CONTENDERS = 8
@@ -21,7 +23,7 @@ CONTENDERS = 8
 def _new_stack(url: str, traversal: str | None = None) -> str:
     stack_id = str(uuid.uuid4())
     with session_scope(url) as session:
-        tmpl = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {})
+        tmpl = Templates(session).add({"heat_template_version": "2018-08-31"}, {})
         session.add(
             Stack(
                 id=stack_id,
@@ -49,7 +51,7 @@ def _try_swap(url: str, stack_id: str, expected: str, barrier_at: float) -> str 
     while time.time() < barrier_at:
         time.sleep(0.001)
     with session_scope(url) as session:
-        won = stacks.swap_traversal(session, stack_id, expected, new, status="IN_PROGRESS")
+        won = Stacks(session).swap_traversal(stack_id, expected, new, status="IN_PROGRESS")
     return new if won else None
 
 
@@ -72,15 +74,15 @@ def test_swap_traversal_race_has_exactly_one_winner(database_url: str, pool, att
     winners = [r for r in results if r is not None]
     assert len(winners) == 1
     with session_scope(database_url) as session:
-        assert stacks.get_stack(session, stack_id).current_traversal == winners[0]
+        assert Stacks(session).get(stack_id).current_traversal == winners[0]
 
 
 def test_compare_and_swap_refuses_stale_atomic_key(database_url: str) -> None:
     resource_id = _new_resource(database_url, _new_stack(database_url))
     with session_scope(database_url) as session:
         key = session.get(Resource, resource_id).atomic_key
-        assert resources.compare_and_swap(session, resource_id, key, status="FAILED")
-        assert not resources.compare_and_swap(session, resource_id, key, status="COMPLETE")
+        assert ResourceVersions(session).compare_and_swap(resource_id, key, status="FAILED")
+        assert not ResourceVersions(session).compare_and_swap(resource_id, key, status="COMPLETE")
         session.expire_all()
         assert session.get(Resource, resource_id).status == "FAILED"
 
@@ -89,17 +91,20 @@ def test_compare_and_swap_refuses_stale_atomic_key(database_url: str) -> None:
     ("call", "fragment"),
     [
         (
-            lambda s, sid, rid: stacks.swap_traversal(s, sid, "not-a-uuid", str(uuid.uuid4())),
+            lambda s, sid, rid: Stacks(s).swap_traversal(sid, "not-a-uuid", str(uuid.uuid4())),
             "expected traversal",
         ),
         (
-            lambda s, sid, rid: stacks.swap_traversal(
-                s, sid, None, str(uuid.uuid4()), colour="red"
+            lambda s, sid, rid: Stacks(s).swap_traversal(
+                sid, None, str(uuid.uuid4()), colour="red"
             ),
             "colour",
         ),
-        (lambda s, sid, rid: stacks.swap_traversal(s, "x", None, str(uuid.uuid4())), "stack_id"),
-        (lambda s, sid, rid: resources.compare_and_swap(s, rid, 0, lock_holder="x"), "lock_holder"),
+        (lambda s, sid, rid: Stacks(s).swap_traversal("x", None, str(uuid.uuid4())), "stack_id"),
+        (
+            lambda s, sid, rid: ResourceVersions(s).compare_and_swap(rid, 0, lock_holder="x"),
+            "lock_holder",
+        ),
     ],
 )
 def test_malformed_repository_input_is_rejected_and_writes_nothing(
@@ -122,12 +127,11 @@ def test_malformed_repository_input_is_rejected_and_writes_nothing(
 def test_orphaned_templates_are_collected_and_referenced_ones_kept(database_url: str) -> None:
     stack_id = _new_stack(database_url)
     with session_scope(database_url) as session:
-        orphan = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {}).id
-        prev = templates.add_template(session, {"heat_template_version": "2018-08-31"}, {}).id
+        orphan = Templates(session).add({"heat_template_version": "2018-08-31"}, {}).id
+        prev = Templates(session).add({"heat_template_version": "2018-08-31"}, {}).id
         session.get(Stack, stack_id).prev_raw_template_id = prev
     with session_scope(database_url) as session:
-        assert orphan in templates.orphaned_template_ids(session)
-        templates.delete_orphaned_templates(session)
+        assert Templates(session).delete_orphaned(only=[orphan, prev]) == 1
     with session_scope(database_url) as session:
         ids = set(session.scalars(select(RawTemplate.id)))
         assert orphan not in ids

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import uuid
 
-from conv_tasks.db import templates
 from conv_tasks.db.models import RawTemplate
 from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.session import node_connection, session_scope
+from conv_tasks.db.templates import Templates
 
 DOC = {"heat_template_version": "2018-08-31"}
 FACADE = {"metadata": {"role": "web"}, "deletion_policy": "Retain", "update_policy": {}}
@@ -17,7 +17,7 @@ FACADE = {"metadata": {"role": "web"}, "deletion_policy": "Retain", "update_poli
 
 def _stored(url: str, facade: dict[str, object] | None) -> int:
     with session_scope(url) as session:
-        return templates.add_template(session, DOC, {"p": 1}, {"f": "x"}, {}, facade).id
+        return Templates(session).add(DOC, {"p": 1}, {"f": "x"}, {}, facade).id
 
 
 def _node_template(url: str, template_id: int) -> tuple[str, ...] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 
 from conv_tasks.engine.features.nested.child_stacks import _texts
-from conv_tasks.engine.stack.health import child_check_traversal
+from conv_tasks.engine.stack import child_check_traversal
 
 
 def test_a_key_always_names_the_same_child_check_and_keys_differ() -> None:

@@ -14,7 +14,12 @@ from conv_tasks.graph import NodeKey, Phase
 
 def row(name: str, version: int, action: str, status: str, replaced_by: int | None = None) -> Any:
     return SimpleNamespace(
-        name=name, version=version, action=action, status=status, replaced_by=replaced_by
+        name=name,
+        version=version,
+        action=action,
+        status=status,
+        state=f"{action}_{status}",
+        is_head=replaced_by is None,
     )
 
 

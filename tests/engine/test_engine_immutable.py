@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.engine.definition.immutable import check_immutable, declares_immutable
+from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.errors import ParameterError
 
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from conv_tasks.engine import check_stack_name
 from conv_tasks.engine.stack.nesting import (
     SHORT_ID_CHARS,
     child_stack_name,
     nesting_of_child,
     refuse_direct_change,
 )
-from conv_tasks.engine.stack.operations import check_stack_name
 from conv_tasks.errors import Conflict, NotSupported
 from conv_tasks.limits import MAX_NAME_CHARS, MAX_NESTING_DEPTH
 

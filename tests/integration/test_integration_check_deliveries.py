@@ -9,15 +9,17 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from integration_support import resource_rows, template, test_resource
+from integration_support import (
+    check_stack,
+    create_stack,
+    resource_rows,
+    stack_events,
+    template,
+    test_resource,
+    update_stack,
+)
 
-from conv_tasks.db import events as event_repo
-from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import health
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.engine import EngineEnv, StackControl, default_env, parse_node_task, run_node
 
 TEMPLATE = template(
     {
@@ -52,20 +54,11 @@ class QueueDispatcher:
             run_node(env, parse_node_task(payload))
 
 
-def statuses(stack_id: str) -> list[tuple[str | None, str, str]]:
-    with session_scope() as session:
-        return [
-            (e.resource_name, e.action, e.status) for e in event_repo.list_events(session, stack_id)
-        ]
-
-
 def created(env: EngineEnv, dispatcher: QueueDispatcher, rng: random.Random) -> tuple[str, str]:
     tenant = f"chk-{uuid.uuid4().hex[:6]}"
-    stack_id = operations.create_stack(
-        env, tenant=tenant, name="chk", template=TEMPLATE, parameters={}
-    )["stack_id"]
+    stack_id = create_stack(env, tenant=tenant, name="chk", template=TEMPLATE, parameters={})
     dispatcher.drain(env, rng)
-    assert statuses(stack_id)[-1] == (None, "CREATE", "COMPLETE")
+    assert stack_events(stack_id)[-1] == (None, "CREATE", "COMPLETE")
     return tenant, stack_id
 
 
@@ -73,14 +66,14 @@ def test_duplicated_check_deliveries_check_each_resource_once(
     database_url: str, redis_client: object
 ) -> None:
     dispatcher = QueueDispatcher(copies=2)
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(7)
     tenant, stack_id = created(env, dispatcher, rng)
     rows = [(r.id, r.version) for r in resource_rows(stack_id)]
 
-    health.check_stack(env, tenant=tenant, stack_ref=stack_id)
+    check_stack(env, tenant=tenant, stack_ref=stack_id)
     dispatcher.drain(env, rng)
-    seen = statuses(stack_id)
+    seen = stack_events(stack_id)
     assert seen[-1] == (None, "CHECK", "COMPLETE")
     assert seen.count((None, "CHECK", "COMPLETE")) == 1
     for name in "abcn":
@@ -92,17 +85,18 @@ def test_a_check_whose_messages_were_lost_is_resumed_by_a_restart(
     database_url: str, redis_client: object
 ) -> None:
     dispatcher = QueueDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(3)
     tenant, stack_id = created(env, dispatcher, rng)
 
-    started = health.check_stack(env, tenant=tenant, stack_ref=stack_id)
+    started = check_stack(env, tenant=tenant, stack_ref=stack_id)
     dispatcher.queue.clear()  # the worker that took them died, and the messages went with it
-    resumed = operations.restart_traversal(env, stack_id, started["traversal"], "stalled")
+    assert started.traversal is not None
+    resumed = StackControl(env).restart(stack_id, started.traversal, "stalled")
     assert resumed is not None and resumed.action == "CHECK"
     assert len(dispatcher.queue) == 4
     dispatcher.drain(env, rng)
-    seen = statuses(stack_id)
+    seen = stack_events(stack_id)
     assert seen[-1] == (None, "CHECK", "COMPLETE")
     assert {name for name, action, status in seen if action == "CHECK" and name} == set("abcn")
     assert not any(action == "UPDATE" for _, action, _ in seen)
@@ -112,15 +106,13 @@ def test_an_update_started_during_a_check_takes_the_stack_over(
     database_url: str, redis_client: object
 ) -> None:
     dispatcher = QueueDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(11)
     tenant, stack_id = created(env, dispatcher, rng)
 
-    health.check_stack(env, tenant=tenant, stack_ref=stack_id)
-    operations.update_stack(
-        env, tenant=tenant, stack_ref=stack_id, template=TEMPLATE, parameters={}
-    )
+    check_stack(env, tenant=tenant, stack_ref=stack_id)
+    update_stack(env, tenant=tenant, stack_ref=stack_id, template=TEMPLATE, parameters={})
     dispatcher.drain(env, rng)  # the check's nodes find the stack is no longer theirs
-    seen = statuses(stack_id)
+    seen = stack_events(stack_id)
     assert seen[-1] == (None, "UPDATE", "COMPLETE")
     assert (None, "CHECK", "COMPLETE") not in seen

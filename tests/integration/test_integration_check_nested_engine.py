@@ -10,18 +10,21 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from integration_support import template, test_resource
+from integration_support import (
+    check_stack,
+    create_stack,
+    delete_stack,
+    stack_events,
+    template,
+    test_resource,
+)
 from sqlalchemy import select
 
-from conv_tasks.db import events as event_repo
 from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import health
-from conv_tasks.engine.stack import operations
+from conv_tasks.engine import EngineEnv, default_env, parse_node_task, run_node
 from conv_tasks.engine.features.nested.child_stacks import EngineChildStacks
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.engine.stack import child_check_traversal
 
 
 class TwiceDispatcher:
@@ -45,13 +48,6 @@ class TwiceDispatcher:
         raise AssertionError("deliveries did not converge")
 
 
-def _events(stack_id: str) -> list[tuple[str | None, str, str]]:
-    with session_scope() as session:
-        return [
-            (e.resource_name, e.action, e.status) for e in event_repo.list_events(session, stack_id)
-        ]
-
-
 def _child_of(stack_id: str) -> Stack:
     with session_scope() as session:
         [child] = session.scalars(select(Stack).where(Stack.parent_stack_id == stack_id))
@@ -68,32 +64,28 @@ def test_a_check_delivered_twice_checks_the_child_once(
     database_url: str, redis_client: object
 ) -> None:
     dispatcher = TwiceDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(11)
     tenant = f"check-dup-{uuid.uuid4().hex[:6]}"
-    stack_id = operations.create_stack(
-        env, tenant=tenant, name="dup", template=PARENT, parameters={}
-    )["stack_id"]
+    stack_id = create_stack(env, tenant=tenant, name="dup", template=PARENT, parameters={})
     dispatcher.drain(env, rng)
     child = _child_of(stack_id)
 
-    health.check_stack(env, tenant=tenant, stack_ref=stack_id)
+    check_stack(env, tenant=tenant, stack_ref=stack_id)
     dispatcher.drain(env, rng)
-    assert _events(stack_id)[-1] == (None, "CHECK", "COMPLETE"), _events(stack_id)
-    assert _events(stack_id).count(("inner", "CHECK", "COMPLETE")) == 1
-    child_events = _events(child.id)
+    assert stack_events(stack_id)[-1] == (None, "CHECK", "COMPLETE"), stack_events(stack_id)
+    assert stack_events(stack_id).count(("inner", "CHECK", "COMPLETE")) == 1
+    child_events = stack_events(child.id)
     assert child_events.count((None, "CHECK", "IN_PROGRESS")) == 1, child_events
     assert child_events[-1] == (None, "CHECK", "COMPLETE")
 
 
 def test_child_stacks_check_is_keyed(database_url: str, redis_client: object) -> None:
     dispatcher = TwiceDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(3)
     tenant = f"check-key-{uuid.uuid4().hex[:6]}"
-    stack_id = operations.create_stack(
-        env, tenant=tenant, name="keyed", template=PARENT, parameters={}
-    )["stack_id"]
+    stack_id = create_stack(env, tenant=tenant, name="keyed", template=PARENT, parameters={})
     dispatcher.drain(env, rng)
     child = _child_of(stack_id)
     children = EngineChildStacks(env)
@@ -102,15 +94,15 @@ def test_child_stacks_check_is_keyed(database_url: str, redis_client: object) ->
     assert first.state == "CHECK_IN_PROGRESS"
     with session_scope() as session:
         traversal = session.get(Stack, child.id).current_traversal  # type: ignore[union-attr]
-    assert traversal == health.child_check_traversal("key-1")
+    assert traversal == child_check_traversal("key-1")
     dispatcher.drain(env, rng)
     assert children.check(child.id, "key-1").state == "CHECK_COMPLETE"  # read, not started
     assert children.check(child.id, "key-1").state == "CHECK_COMPLETE"
-    assert _events(child.id).count((None, "CHECK", "IN_PROGRESS")) == 1
+    assert stack_events(child.id).count((None, "CHECK", "IN_PROGRESS")) == 1
     assert children.check(child.id, "key-2").state == "CHECK_IN_PROGRESS"  # a new check
     dispatcher.drain(env, rng)
-    assert _events(child.id).count((None, "CHECK", "IN_PROGRESS")) == 2
+    assert stack_events(child.id).count((None, "CHECK", "IN_PROGRESS")) == 2
 
-    operations.delete_stack(env, tenant=tenant, stack_ref=stack_id)
+    delete_stack(env, tenant=tenant, stack_ref=stack_id)
     dispatcher.drain(env, rng)
     assert children.check(child.id, "key-3").deleted

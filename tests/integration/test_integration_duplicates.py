@@ -12,14 +12,17 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from integration_support import resource_rows, sandbox_objects, template, test_resource
+from integration_support import (
+    create_stack,
+    resource_rows,
+    sandbox_objects,
+    stack_events,
+    template,
+    test_resource,
+    update_stack,
+)
 
-from conv_tasks.db import events as event_repo
-from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.engine import EngineEnv, default_env, parse_node_task, run_node
 
 
 class DuplicatingDispatcher:
@@ -48,7 +51,7 @@ def test_duplicated_deliveries_create_each_resource_once(
     database_url: str, redis_client: object
 ) -> None:
     dispatcher = DuplicatingDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(5)
     tenant = f"dup-{uuid.uuid4().hex[:6]}"
     v1 = template(
@@ -61,13 +64,9 @@ def test_duplicated_deliveries_create_each_resource_once(
             "d": {**test_resource("d"), "depends_on": ["c"]},
         }
     )
-    stack_id = operations.create_stack(env, tenant=tenant, name="dup", template=v1, parameters={})[
-        "stack_id"
-    ]
+    stack_id = create_stack(env, tenant=tenant, name="dup", template=v1, parameters={})
     dispatcher.drain(env, rng)
-    with session_scope() as session:
-        events = event_repo.list_events(session, stack_id)
-        statuses = [(e.resource_name, e.action, e.status) for e in events]
+    statuses = stack_events(stack_id)
     assert statuses[-1] == (None, "CREATE", "COMPLETE")
     assert statuses.count((None, "CREATE", "COMPLETE")) == 1
     for name in "abcd":
@@ -83,11 +82,9 @@ def test_duplicated_deliveries_create_each_resource_once(
             "c": test_resource("c2", update_replace=True),
         }
     )
-    operations.update_stack(env, tenant=tenant, stack_ref=stack_id, template=v2, parameters={})
+    update_stack(env, tenant=tenant, stack_ref=stack_id, template=v2, parameters={})
     dispatcher.drain(env, rng)
-    with session_scope() as session:
-        events = event_repo.list_events(session, stack_id)
-        statuses = [(e.resource_name, e.action, e.status) for e in events]
+    statuses = stack_events(stack_id)
     assert statuses[-1] == (None, "UPDATE", "COMPLETE")
     assert statuses.count(("a", "UPDATE", "COMPLETE")) == 1
     assert statuses.count(("d", "DELETE", "COMPLETE")) == 1

@@ -8,8 +8,8 @@ import pytest
 from integration_support import resource_rows, sandbox_objects, template, test_resource
 
 from conv_tasks.client import Client
-from conv_tasks.db import templates as template_repo
 from conv_tasks.db.session import session_scope
+from conv_tasks.db.templates import Templates
 from conv_tasks.errors import InvalidInput, NotFound
 
 TEMPLATE = template(
@@ -55,7 +55,7 @@ def _values(stack_id: str) -> set[Any]:
 def _stored(client: Client, stack: str) -> tuple[dict[str, Any], dict[str, Any]]:
     template_id = client.get(stack)["template_id"]
     with session_scope() as session:
-        row = template_repo.get_template(session, template_id)
+        row = Templates(session).get(template_id)
         return dict(row.environment), dict(row.files)
 
 

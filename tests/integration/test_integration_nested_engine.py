@@ -13,17 +13,22 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from integration_support import resource_rows, sandbox_objects, template, test_resource
+from integration_support import (
+    create_stack,
+    delete_stack,
+    resource_rows,
+    sandbox_objects,
+    stack_events,
+    template,
+    test_resource,
+    update_stack,
+)
 from sqlalchemy import select
 
-from conv_tasks.db import events as event_repo
 from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import operations
+from conv_tasks.engine import EngineEnv, default_env, parse_node_task, run_node
 from conv_tasks.engine.features.nested.child_stacks import EngineChildStacks
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
 from conv_tasks.errors import InvalidInput
 from conv_tasks.limits import MAX_NESTING_DEPTH
 from conv_tasks.resources import ActionContext, default_registry
@@ -54,13 +59,6 @@ class DuplicatingDispatcher:
             run_node(env, parse_node_task(payload))
 
 
-def _stack_events(stack_id: str) -> list[tuple[str | None, str, str]]:
-    with session_scope() as session:
-        return [
-            (e.resource_name, e.action, e.status) for e in event_repo.list_events(session, stack_id)
-        ]
-
-
 def _children(stack_id: str) -> list[Stack]:
     with session_scope() as session:
         return list(session.scalars(select(Stack).where(Stack.parent_stack_id == stack_id)))
@@ -78,29 +76,27 @@ def _nested(child: Mapping[str, Any]) -> dict[str, Any]:
 
 def test_duplicated_deliveries_make_one_child(database_url: str, redis_client: object) -> None:
     dispatcher = DuplicatingDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(7)
     tenant = f"nest-dup-{uuid.uuid4().hex[:6]}"
     parent = template(
         {"inner": _nested(CHILD), "user": test_resource({"get_attr": ["inner", "outputs", "ab"]})}
     )
-    stack_id = operations.create_stack(
-        env, tenant=tenant, name="dup", template=parent, parameters={}
-    )["stack_id"]
+    stack_id = create_stack(env, tenant=tenant, name="dup", template=parent, parameters={})
     dispatcher.drain(env, rng)
-    events = _stack_events(stack_id)
+    events = stack_events(stack_id)
     assert events[-1] == (None, "CREATE", "COMPLETE"), events
     assert events.count(("inner", "CREATE", "COMPLETE")) == 1
     [child] = _children(stack_id)
-    assert _stack_events(child.id).count((None, "CREATE", "COMPLETE")) == 1
+    assert stack_events(child.id).count((None, "CREATE", "COMPLETE")) == 1
     objects = sandbox_objects(child.id)
     assert sorted(o.properties["value"] for o in objects) == ["a", "b"]
     assert all(o.create_calls == 1 for o in objects)
     assert [o.properties["value"] for o in sandbox_objects(stack_id)] == ["a+b"]
 
-    operations.delete_stack(env, tenant=tenant, stack_ref=stack_id)
+    delete_stack(env, tenant=tenant, stack_ref=stack_id)
     dispatcher.drain(env, rng)
-    assert _stack_events(stack_id)[-1] == (None, "DELETE", "COMPLETE")
+    assert stack_events(stack_id)[-1] == (None, "DELETE", "COMPLETE")
     assert _children(stack_id)[0].deleted_at is not None
     assert sandbox_objects(child.id) == []
 
@@ -118,11 +114,9 @@ def parent_step(
     dispatcher), and the context a node gives the CREATE step of `resource`'s version
     `version` on it."""
     dispatcher = DuplicatingDispatcher(copies=1)
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     tenant = f"{prefix}-{uuid.uuid4().hex[:6]}"
-    parent_id = operations.create_stack(
-        env, tenant=tenant, name="host", template=template({}), parameters={}
-    )["stack_id"]
+    parent_id = create_stack(env, tenant=tenant, name="host", template=template({}), parameters={})
     dispatcher.drain(env, random.Random(1))
     now = time.time()
     ctx = ActionContext(
@@ -199,10 +193,10 @@ def test_a_provider_template_registered_directly(
     monkeypatch.setitem(default_registry()._types, type_name, cls)
 
     dispatcher = DuplicatingDispatcher(copies=1)
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     tenant = f"nest-prov-{uuid.uuid4().hex[:6]}"
     with pytest.raises(InvalidInput) as refused:
-        operations.create_stack(
+        create_stack(
             env,
             tenant=tenant,
             name="missing",
@@ -218,11 +212,9 @@ def test_a_provider_template_registered_directly(
             "sum": test_resource({"get_attr": ["p", "summary"]}),
         }
     )
-    stack_id = operations.create_stack(
-        env, tenant=tenant, name="prov", template=parent, parameters={}
-    )["stack_id"]
+    stack_id = create_stack(env, tenant=tenant, name="prov", template=parent, parameters={})
     dispatcher.drain(env, random.Random(3))
-    assert _stack_events(stack_id)[-1] == (None, "CREATE", "COMPLETE")
+    assert stack_events(stack_id)[-1] == (None, "CREATE", "COMPLETE")
     [child] = _children(stack_id)
     [thing] = sandbox_objects(child.id)
     assert thing.properties["value"] == "size=3"
@@ -232,23 +224,23 @@ def test_a_provider_template_registered_directly(
     assert values == {thing_row.physical_id, "plain-size=3"}
 
     updated = template({"p": {"type": type_name, "properties": {"size": 4, "label": "big"}}})
-    operations.update_stack(env, tenant=tenant, stack_ref=stack_id, template=updated, parameters={})
+    update_stack(env, tenant=tenant, stack_ref=stack_id, template=updated, parameters={})
     dispatcher.drain(env, random.Random(4))
-    assert _stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE")
+    assert stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE")
     [same] = sandbox_objects(child.id)
     assert same.id == thing.id and same.properties["value"] == "size=4"
 
 
 def test_nesting_deeper_than_the_limit_is_refused(database_url: str, redis_client: object) -> None:
     dispatcher = DuplicatingDispatcher(copies=1)
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     tenant = f"nest-deep-{uuid.uuid4().hex[:6]}"
     level: dict[str, Any] = template({"leaf": test_resource("leaf")})
     for _ in range(MAX_NESTING_DEPTH + 1):
         level = template({"down": _nested(level)})
-    stack_id = operations.create_stack(
+    stack_id = create_stack(
         env, tenant=tenant, name="deep", template=level, parameters={}, disable_rollback=True
-    )["stack_id"]
+    )
     dispatcher.drain(env, random.Random(5))
     with session_scope() as session:
         stacks = list(session.scalars(select(Stack).where(Stack.tenant == tenant)))
@@ -262,17 +254,17 @@ def test_nesting_deeper_than_the_limit_is_refused(database_url: str, redis_clien
 
 def test_the_parent_files_are_handed_down(database_url: str, redis_client: object) -> None:
     dispatcher = DuplicatingDispatcher(copies=1)
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     tenant = f"nest-files-{uuid.uuid4().hex[:6]}"
     files = {"scripts/setup.sh": "#!/bin/sh\necho hi\n"}
-    stack_id = operations.create_stack(
+    stack_id = create_stack(
         env,
         tenant=tenant,
         name="files",
         template=template({"inner": _nested(CHILD)}),
         parameters={},
         files=files,
-    )["stack_id"]
+    )
     dispatcher.drain(env, random.Random(6))
     [child] = _children(stack_id)
     with session_scope() as session:

@@ -16,15 +16,11 @@ from typing import Any
 
 import pytest
 import redis
-from integration_support import resource_rows, template
+from integration_support import create_stack, delete_stack, resource_rows, template, update_stack
 
 from conv_tasks.db.session import session_scope, statement_count
-from conv_tasks.db.stacks import get_stack
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.node.delivery import Outcome
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.db.stacks import Stacks
+from conv_tasks.engine import EngineEnv, Outcome, default_env, parse_node_task, run_node
 from conv_tasks.settings import get_settings
 from conv_tasks.syncpoint import SyncPointStore
 
@@ -90,7 +86,7 @@ def engine(database_url: str, redis_client: object) -> tuple[EngineEnv, Recordin
         redis.Redis(connection_pool=pool), prefix=settings.redis_prefix, ttl=3600
     )
     dispatcher = RecordingDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     env.syncpoints = store
     return env, dispatcher
 
@@ -107,8 +103,7 @@ def _chain(rev: int) -> dict[str, Any]:
 
 def _status(stack_id: str) -> str:
     with session_scope() as session:
-        stack = get_stack(session, stack_id)
-        return f"{stack.action}_{stack.status}"
+        return Stacks(session).get(stack_id).state
 
 
 def _steady(deliveries: list[Delivery]) -> list[Delivery]:
@@ -121,9 +116,7 @@ def test_create_update_delete_cost_a_constant_per_node(
 ) -> None:
     env, dispatcher = engine
     tenant = f"cost-{uuid.uuid4().hex[:6]}"
-    stack_id = operations.create_stack(
-        env, tenant=tenant, name="chain", template=_chain(1), parameters={}
-    )["stack_id"]
+    stack_id = create_stack(env, tenant=tenant, name="chain", template=_chain(1), parameters={})
 
     created = dispatcher.drain(env)
     assert _status(stack_id) == "CREATE_COMPLETE"
@@ -133,9 +126,7 @@ def test_create_update_delete_cost_a_constant_per_node(
     for d in _steady(created):
         assert (d.statements, d.redis_trips, d.publishes) == (2, 1, 1), d
 
-    operations.update_stack(
-        env, tenant=tenant, stack_ref=stack_id, template=_chain(2), parameters={}
-    )
+    update_stack(env, tenant=tenant, stack_ref=stack_id, template=_chain(2), parameters={})
     updated = dispatcher.drain(env)
     assert _status(stack_id) == "UPDATE_COMPLETE"
     assert [d.node for d in updated] == [f"update:r{i}" for i in range(N)]
@@ -145,7 +136,7 @@ def test_create_update_delete_cost_a_constant_per_node(
     rows = resource_rows(stack_id)
     assert sorted((r.name, r.version) for r in rows) == sorted((f"r{i}", 1) for i in range(N))
 
-    operations.delete_stack(env, tenant=tenant, stack_ref=stack_id)
+    delete_stack(env, tenant=tenant, stack_ref=stack_id)
     deleted = dispatcher.drain(env)
     assert [d.node for d in deleted] == [f"cleanup:r{i}" for i in reversed(range(N))]
     for d in _steady(deleted):
@@ -165,9 +156,9 @@ def test_fan_out_publishes_every_successor_in_one_batch(
             "sink": {"type": "OS::Heat::None", "depends_on": list(middle)},
         }
     )
-    stack_id = operations.create_stack(
+    stack_id = create_stack(
         env, tenant=f"fan-{uuid.uuid4().hex[:6]}", name="fan", template=tmpl, parameters={}
-    )["stack_id"]
+    )
     deliveries = dispatcher.drain(env)
     assert _status(stack_id) == "CREATE_COMPLETE"
     assert len(deliveries) == N + 2
@@ -183,12 +174,10 @@ def test_a_replaced_resource_still_gets_its_clean_up(
     env, dispatcher = engine
     tenant = f"repl-{uuid.uuid4().hex[:6]}"
     v1 = template({"a": {"type": "OS::Heat::None"}, "b": {"type": "OS::Heat::None"}})
-    stack_id = operations.create_stack(env, tenant=tenant, name="repl", template=v1, parameters={})[
-        "stack_id"
-    ]
+    stack_id = create_stack(env, tenant=tenant, name="repl", template=v1, parameters={})
     dispatcher.drain(env)
     v2 = template({"a": {"type": "OS::Heat::RandomString"}, "b": {"type": "OS::Heat::None"}})
-    operations.update_stack(env, tenant=tenant, stack_ref=stack_id, template=v2, parameters={})
+    update_stack(env, tenant=tenant, stack_ref=stack_id, template=v2, parameters={})
     deliveries = dispatcher.drain(env)
     assert _status(stack_id) == "UPDATE_COMPLETE"
     assert sorted(d.node for d in deliveries) == ["cleanup:a", "update:a", "update:b"]

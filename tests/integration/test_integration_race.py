@@ -7,15 +7,14 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from integration_support import resource_rows, template, test_resource
+from integration_support import resource_rows, template, test_resource, update_stack
 from sqlalchemy import cast, func, select
 from sqlalchemy.dialects.postgresql import JSONB
 
 from conv_tasks.client import Client
-from conv_tasks.db import stacks as stack_repo
 from conv_tasks.db.models import RawTemplate
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import operations
+from conv_tasks.db.stacks import Stacks
 from conv_tasks.errors import LostRace
 from conv_tasks.tasks.runtime import engine_env
 
@@ -28,18 +27,18 @@ def test_racing_updates_have_one_winner_and_the_loser_leaves_no_rows(
 
     # Both operations plan and write their rows, then meet here before their swap.
     barrier = threading.Barrier(2, timeout=20)
-    real_swap = stack_repo.swap_traversal
+    real_swap = Stacks.swap_traversal
 
     def swap_after_both_planned(*args: Any, **kwargs: Any) -> bool:
         barrier.wait()
         return real_swap(*args, **kwargs)
 
-    monkeypatch.setattr(operations.stack_repo, "swap_traversal", swap_after_both_planned)
+    monkeypatch.setattr(Stacks, "swap_traversal", swap_after_both_planned)
     env = engine_env()
 
     def update(name: str) -> str:
         try:
-            operations.update_stack(
+            update_stack(
                 env,
                 tenant=client.tenant,
                 stack_ref=stack_id,

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from integration_support import sandbox_objects, template
+from integration_support import sandbox_objects, stack_events, template
 from sqlalchemy import select
 
 from conv_tasks.client import Client
-from conv_tasks.db import events as event_repo
 from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
 
@@ -138,12 +137,11 @@ def test_removal_policies_remove_a_named_member_for_good(client: Client) -> None
 
 
 def _update_events(child_id: str) -> list[tuple[str, str]]:
-    with session_scope() as session:
-        return [
-            (e.resource_name, e.status)
-            for e in event_repo.list_events(session, child_id)
-            if e.resource_name is not None and e.action == "UPDATE"
-        ]
+    return [
+        (name, status)
+        for name, action, status in stack_events(child_id)
+        if name and action == "UPDATE"
+    ]
 
 
 def test_a_rolling_update_goes_in_batches_of_two_with_a_pause(client: Client) -> None:
@@ -175,12 +173,7 @@ def test_a_rolling_update_goes_in_batches_of_two_with_a_pause(client: Client) ->
     # Never more than a batch at once (whether a batch's two overlap in time is the
     # machine's business), and one update of the child per batch, in Heat's order.
     assert most <= 2, events
-    with session_scope() as session:
-        batches = [
-            e
-            for e in event_repo.list_events(session, child.id)
-            if e.resource_name is None and e.action == "UPDATE" and e.status == "IN_PROGRESS"
-        ]
+    batches = [e for e in stack_events(child.id) if e == (None, "UPDATE", "IN_PROGRESS")]
     assert len(batches) == 3, batches
     # Highest indices first, as in Heat: {4, 3}, {2, 1}, {0}.
     assert [set(order[:2]), set(order[2:4]), set(order[4:])] == [{"4", "3"}, {"2", "1"}, {"0"}]
@@ -195,10 +188,7 @@ def test_batch_create_makes_members_a_batch_at_a_time(client: Client) -> None:
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
     child = _child(stack_id)
     assert _members(child.id) == {"0": "v-0", "1": "v-1", "2": "v-2"}
-    with session_scope() as session:
-        states = [
-            (e.resource_name, e.action, e.status) for e in event_repo.list_events(session, child.id)
-        ]
+    states = stack_events(child.id)
     # The child was created with two members and then updated to add the third.
     assert (None, "CREATE", "COMPLETE") in states and (None, "UPDATE", "COMPLETE") in states
     created = [n for n, a, st in states if n is not None and a == "CREATE" and st == "COMPLETE"]

@@ -9,16 +9,21 @@ import time
 import uuid
 from typing import Any
 
-from integration_support import sandbox_objects, template
+from integration_support import (
+    create_stack,
+    delete_stack,
+    sandbox_objects,
+    stack_events,
+    template,
+    update_stack,
+)
 from test_integration_nested_engine import (
     DuplicatingDispatcher,
     _children,
-    _stack_events,
     parent_step,
 )
 
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine import default_env
 from conv_tasks.resources import ActionContext
 from conv_tasks.resources.builtin.resource_group import ResourceGroup
 
@@ -43,14 +48,14 @@ def test_duplicated_deliveries_make_each_member_once(
     database_url: str, redis_client: object
 ) -> None:
     dispatcher = DuplicatingDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     rng = random.Random(11)
     tenant = f"grp-dup-{uuid.uuid4().hex[:6]}"
-    stack_id = operations.create_stack(
+    stack_id = create_stack(
         env, tenant=tenant, name="dup", template=_parent("a%index%"), parameters={}
-    )["stack_id"]
+    )
     dispatcher.drain(env, rng)
-    events = _stack_events(stack_id)
+    events = stack_events(stack_id)
     assert events[-1] == (None, "CREATE", "COMPLETE"), events
     assert events.count(("group", "CREATE", "COMPLETE")) == 1
     [child] = _children(stack_id)
@@ -59,19 +64,19 @@ def test_duplicated_deliveries_make_each_member_once(
     assert all(o.create_calls == 1 for o in objects)
     assert [o.properties["value"] for o in sandbox_objects(stack_id)] == ["a0+a1+a2"]
 
-    operations.update_stack(
+    update_stack(
         env, tenant=tenant, stack_ref=stack_id, template=_parent("b%index%"), parameters={}
     )
     dispatcher.drain(env, rng)
-    assert _stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE")
+    assert stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE")
     after = sandbox_objects(child.id)
     assert sorted(o.properties["value"] for o in after) == ["b0", "b1", "b2"]
     assert {o.id for o in after} == {o.id for o in objects}  # in place, none made twice
     assert [o.properties["value"] for o in sandbox_objects(stack_id)] == ["b0+b1+b2"]
 
-    operations.delete_stack(env, tenant=tenant, stack_ref=stack_id)
+    delete_stack(env, tenant=tenant, stack_ref=stack_id)
     dispatcher.drain(env, rng)
-    assert _stack_events(stack_id)[-1] == (None, "DELETE", "COMPLETE")
+    assert stack_events(stack_id)[-1] == (None, "DELETE", "COMPLETE")
     assert [c.deleted_at is not None for c in _children(stack_id)] == [True]
     assert sandbox_objects(child.id) == []
 

@@ -15,16 +15,19 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from integration_support import resource_rows, sandbox_objects, template, test_resource
+from integration_support import (
+    create_stack,
+    resource_rows,
+    sandbox_objects,
+    stack_events,
+    template,
+    test_resource,
+    update_stack,
+)
 from sqlalchemy import text
 
-from conv_tasks.db import events as event_repo
 from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.node.delivery import Outcome
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.engine import EngineEnv, Outcome, default_env, parse_node_task, run_node
 
 WAIT = 1.0  # seconds the first create takes: it is still under way when its worker "dies"
 
@@ -56,13 +59,6 @@ class Queue:
         return outcomes
 
 
-def _events(stack_id: str) -> list[tuple[str | None, str, str]]:
-    with session_scope() as session:
-        return [
-            (e.resource_name, e.action, e.status) for e in event_repo.list_events(session, stack_id)
-        ]
-
-
 def _worker_dies_mid_create(env: EngineEnv, queue: Queue, stack_id: str) -> None:
     """Deliver the create node once (its action starts and asks to be polled), lose the poll
     as a dead worker would, and let its lease run out."""
@@ -85,17 +81,15 @@ def _taken_over(old: dict[str, Any], new: dict[str, Any]) -> tuple[str, list[Out
     """Create a stack of `old` as r0 whose worker dies mid-create, update it to the resources
     `new`, run every node; the update must complete."""
     queue = Queue()
-    env = EngineEnv.default(queue)
+    env = default_env(queue)
     tenant = f"takeover-{uuid.uuid4().hex[:6]}"
-    stack_id = operations.create_stack(
+    stack_id = create_stack(
         env, tenant=tenant, name="takeover", template=template({"r0": old}), parameters={}
-    )["stack_id"]
-    _worker_dies_mid_create(env, queue, stack_id)
-    operations.update_stack(
-        env, tenant=tenant, stack_ref=stack_id, template=template(new), parameters={}
     )
+    _worker_dies_mid_create(env, queue, stack_id)
+    update_stack(env, tenant=tenant, stack_ref=stack_id, template=template(new), parameters={})
     outcomes = queue.drain(env)
-    assert _events(stack_id)[-1] == (None, "UPDATE", "COMPLETE"), _events(stack_id)
+    assert stack_events(stack_id)[-1] == (None, "UPDATE", "COMPLETE"), stack_events(stack_id)
     return stack_id, outcomes
 
 
@@ -118,7 +112,7 @@ def test_a_taken_over_create_is_then_updated_in_place(
     [live] = sandbox_objects(stack_id)
     assert live.properties["value"] == "v2"
     assert live.create_calls == 1 and live.id == head.physical_id
-    events = [e for e in _events(stack_id) if e[0] == "r0"]
+    events = [e for e in stack_events(stack_id) if e[0] == "r0"]
     assert events[-3:] == [
         ("r0", "CREATE", "COMPLETE"),
         ("r0", "UPDATE", "IN_PROGRESS"),
@@ -153,4 +147,4 @@ def test_a_taken_over_create_of_the_wanted_definition_is_not_acted_on_again(
     assert (head.version, head.action, head.status) == (0, "CREATE", "COMPLETE")
     r0 = [o for o in sandbox_objects(stack_id) if o.properties["value"] == "v1"]
     assert len(r0) == 1 and r0[0].create_calls == 1
-    assert [e for e in _events(stack_id) if e[0] == "r0" and e[1] == "UPDATE"] == []
+    assert [e for e in stack_events(stack_id) if e[0] == "r0" and e[1] == "UPDATE"] == []

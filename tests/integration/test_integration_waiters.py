@@ -14,15 +14,11 @@ from contextlib import ExitStack
 from typing import Any
 
 import pytest
-from integration_support import template, test_resource
+from integration_support import create_stack, template, test_resource
 
 from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.session import node_connection, statement_count
-from conv_tasks.engine.stack import operations
-from conv_tasks.engine.node.delivery import Outcome
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node.run import run_node
-from conv_tasks.engine.payload import parse_node_task
+from conv_tasks.engine import EngineEnv, Outcome, default_env, parse_node_task, run_node
 
 
 class KeepingDispatcher:
@@ -68,7 +64,7 @@ def _held_by_another(
 
 
 def _start(env: EngineEnv, dispatcher: KeepingDispatcher) -> dict[str, Any]:
-    operations.create_stack(
+    create_stack(
         env,
         tenant=f"wait-{uuid.uuid4().hex[:6]}",
         name="waiters",
@@ -83,7 +79,7 @@ def test_a_woken_node_s_recheck_does_nothing(
     database_url: str, redis_client: object, stack: ExitStack
 ) -> None:
     dispatcher = KeepingDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     root = _start(env, dispatcher)
     holder = _held_by_another(env, root, ttl=30, opened=stack)
 
@@ -111,7 +107,7 @@ def test_a_recheck_takes_over_from_a_holder_that_died(
     database_url: str, redis_client: object, stack: ExitStack
 ) -> None:
     dispatcher = KeepingDispatcher()
-    env = EngineEnv.default(dispatcher)
+    env = default_env(dispatcher)
     root = _start(env, dispatcher)
     _held_by_another(env, root, ttl=0.5, opened=stack)  # and never heard from again
 

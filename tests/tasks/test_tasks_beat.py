@@ -32,17 +32,19 @@ def test_a_watchdog_run_during_an_outage_is_skipped_in_one_line(
 
 
 def test_template_collection_skips_a_redis_outage(monkeypatch: pytest.MonkeyPatch) -> None:
-    def redis_down() -> int:
+    def redis_down(env: object) -> int:
         raise redis.exceptions.ConnectionError("Connection refused")
 
     monkeypatch.setattr(beat, "collect", redis_down)
+    monkeypatch.setattr(beat, "engine_env", lambda: None)
     assert beat.collect_templates.run() == {"skipped": "ConnectionError (Connection refused)"}
 
 
 def test_other_errors_still_fail_the_job(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken() -> int:
+    def broken(env: object) -> int:
         raise ValueError("a bug")
 
     monkeypatch.setattr(beat, "collect", broken)
+    monkeypatch.setattr(beat, "engine_env", lambda: None)
     with pytest.raises(ValueError):
         beat.collect_templates.run()

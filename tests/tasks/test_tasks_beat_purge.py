@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import sqlalchemy.exc
 
-from conv_tasks.engine.upkeep.retention import PurgeReport, RetentionPolicy
+from conv_tasks.engine import PurgeReport, RetentionPolicy
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.tasks import beat
 
@@ -29,7 +29,9 @@ def test_the_job_purges_by_the_settings_within_its_budget(
 ) -> None:
     calls: list[tuple[RetentionPolicy, float | None]] = []
 
-    def fake_purge(policy: RetentionPolicy, *, budget: float | None = None) -> PurgeReport:
+    def fake_purge(
+        db: object, policy: RetentionPolicy, *, budget: float | None = None
+    ) -> PurgeReport:
         calls.append((policy, budget))
         return PurgeReport(stacks=2, transactions=5)
 

@@ -1,1 +1,49 @@
-"""TODO"""
+"""The stack definition: a template loaded with its parameters, environment and files.
+
+What a stack wants, and everything decided from it alone: dependencies, the
+resources' resolved definitions and hashes, provider-template types, what is hidden
+(the redactor), a request's inputs, immutable parameters, and validation. It never
+touches the database, Redis or the broker: stored templates come in as values, and the
+definitions cache (`Definitions`) is handed around in the engine's environment.
+"""
+
+from conv_tasks.engine.definition.immutable import check_immutable, declares_immutable
+from conv_tasks.engine.definition.model import (
+    EMPTY_TEMPLATE,
+    Definitions,
+    PreparedResource,
+    StackDefinition,
+    StoredRow,
+    definition_weight,
+)
+from conv_tasks.engine.definition.providers import plugin_type, registries_of
+from conv_tasks.engine.definition.redact import MASK, Redactor
+from conv_tasks.engine.definition.stack_inputs import (
+    EnvironmentSources,
+    StackInputs,
+    request_inputs,
+    update_inputs,
+    without_retired_parameters,
+)
+from conv_tasks.engine.definition.validate import validate_template
+
+__all__ = [
+    "EMPTY_TEMPLATE",
+    "MASK",
+    "Definitions",
+    "EnvironmentSources",
+    "PreparedResource",
+    "Redactor",
+    "StackDefinition",
+    "StackInputs",
+    "StoredRow",
+    "check_immutable",
+    "declares_immutable",
+    "definition_weight",
+    "plugin_type",
+    "registries_of",
+    "request_inputs",
+    "update_inputs",
+    "validate_template",
+    "without_retired_parameters",
+]

@@ -20,7 +20,6 @@ from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
 from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
 from conv_tasks.resources import template_problems as resource_problems
-from conv_tasks.settings import get_settings
 from conv_tasks.template import (
     ALL_ATTRIBUTES,
     ResolvedResource,
@@ -252,15 +251,21 @@ def _build_stored(
 
 
 class StoredRow(Protocol):
-    """What a raw_template row gives a definition (conv_tasks.db.models.RawTemplate)."""
+    """What a stored template gives a definition (conv_tasks.db.TemplateRow)."""
 
-    id: int
-    template: dict[str, Any]
-    parameters: dict[str, Any]
-    environment: dict[str, Any]
-    files: dict[str, Any]
-    # The parent resource's definition, for a nested stack's template (resource_facade).
-    facade: dict[str, Any] | None
+    @property
+    def id(self) -> int: ...
+    @property
+    def template(self) -> dict[str, Any]: ...
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+    @property
+    def environment(self) -> dict[str, Any]: ...
+    @property
+    def files(self) -> dict[str, Any]: ...
+    @property
+    def facade(self) -> dict[str, Any] | None:
+        """The parent resource's definition, for a nested stack's template."""
 
 
 class Definitions:
@@ -339,14 +344,3 @@ class Definitions:
     def of_row(self, row: StoredRow) -> StackDefinition:
         """The definition of a raw_template row the caller has already read."""
         return self.of(row.id, row.template, row.parameters, row.environment, row.files, row.facade)
-
-
-_default: Definitions | None = None
-
-
-def default_definitions() -> Definitions:
-    """This process's definitions, within the configured budget (CONV_TASKS_CACHE_MB)."""
-    global _default
-    if _default is None:
-        _default = Definitions(get_settings().cache_bytes)
-    return _default

@@ -1,9 +1,9 @@
 """Signals sent to a resource by the stack's owner (seed 002: deployments report their progress).
 
 A signal to a software deployment is applied to its current action as a
-server's signal would be (conv_tasks.engine.features.deployments.signal), the tenant
+server's signal would be (features/deployments), the tenant
 standing in for the deployment's credential. A signal to a wait condition
-handle is recorded on it as a host's would be (conv_tasks.engine.features.waits.signal:
+handle is recorded on it as a host's would be (features/waits:
 details are {status, reason, data, id}). Any other resource records it
 as an event: its details may carry `deploy_status` (IN_PROGRESS, COMPLETE or
 FAILED) and `deploy_status_reason`, and are kept with the resource version
@@ -15,25 +15,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.db import deployments as deployment_repo
-from conv_tasks.db import events as event_repo
-from conv_tasks.db import resources as resource_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db import wait_handles as handle_repo
-from conv_tasks.db.session import session_scope
-from conv_tasks.engine.features.deployments.signal import apply_signal
-from conv_tasks.statuses import Action, Status
-from conv_tasks.engine.read.views import redactor_for, stack_definition
-from conv_tasks.engine.features.waits.signal import apply_handle_signal
+from conv_tasks.db import EventRecord
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.features.deployments import apply_signal
+from conv_tasks.engine.features.waits import apply_handle_signal
+from conv_tasks.engine.read import redactor_for, stack_definition
 from conv_tasks.errors import NotFound, PayloadError, Problem
 from conv_tasks.limits import MAX_REASON_CHARS
 from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
+from conv_tasks.statuses import Action, Status
 
 DEPLOY_STATUSES = tuple(str(s) for s in Status)
 
 
 def signal_resource(
-    tenant: str, stack_ref: str, resource_name: str, details: Mapping[str, Any]
+    env: EngineEnv, tenant: str, stack_ref: str, resource_name: str, details: Mapping[str, Any]
 ) -> dict[str, Any]:
     status = details.get("deploy_status", str(Status.COMPLETE))
     if status not in DEPLOY_STATUSES:
@@ -58,38 +54,32 @@ def signal_resource(
                 )
             ]
         )
-    with session_scope() as session:
-        stack = stack_repo.find_stack(session, tenant, stack_ref)
-        head = resource_repo.head_of(session, stack.id, resource_name)
+    with env.db.transaction() as tx:
+        stack = tx.stacks.find(tenant, stack_ref)
+        head = tx.resources.head(stack.id, resource_name)
         if head is None:
             raise NotFound(f"Stack {stack.name!r} has no resource {resource_name!r}.")
         if head.type == WaitConditionHandleResource.type_name:
-            handle = handle_repo.lock_handle_of_resource(session, stack.id, head.physical_id)
+            handle = tx.handles.lock_of_resource(stack.id, head.physical_id)
             if handle is None:
                 raise NotFound(
                     f"Wait condition handle {resource_name!r} of stack {stack.name!r} has not "
                     "been created yet (or failed to be); there is nothing to signal."
                 )
-            return apply_handle_signal(session, stack, handle, dict(details))
-        deployment = deployment_repo.deployment_of_resource(
-            session, stack.id, resource_name, head.physical_id
-        )
+            return apply_handle_signal(env, tx, stack, handle, dict(details))
+        deployment = tx.deployments.lock_of_resource(stack.id, resource_name, head.physical_id)
         if deployment is not None:
-            return apply_signal(session, stack, deployment, deployment.action, dict(details))
-        redact = redactor_for(stack_definition(session, stack))
+            return apply_signal(env, tx, stack, deployment, deployment.action, dict(details))
+        redact = redactor_for(stack_definition(env, tx, stack))
         text = redact(reason or f"Signal received: deployment {status.lower()}")
-        signals = list((head.plugin_data or {}).get("signals", []))[-19:]
+        signals = list(head.plugin_data.get("signals", []))[-19:]
         signals.append({"deploy_status": status, "deploy_status_reason": redact(reason)})
-        resource_repo.compare_and_swap(
-            session,
-            head.id,
-            head.atomic_key,
-            plugin_data={**(head.plugin_data or {}), "signals": signals},
+        tx.resources.compare_and_swap(
+            head.id, head.atomic_key, plugin_data={**head.plugin_data, "signals": signals}
         )
-        event_repo.add_events(
-            session,
+        tx.events.add(
             [
-                event_repo.EventRecord(
+                EventRecord(
                     stack.id,
                     Action.SIGNAL,
                     status,

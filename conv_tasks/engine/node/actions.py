@@ -13,13 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from conv_tasks.db.nodes import ResourceVersion
-from conv_tasks.engine.features.nested.child_stacks import EngineChildStacks
+from conv_tasks.db import ResourceVersion
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.statuses import Action
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.faults import TRANSIENT_FAULTS
 from conv_tasks.resources import ActionContext, Progress, ResourceType
+from conv_tasks.statuses import Action
 from conv_tasks.template.member_view import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
@@ -64,7 +63,7 @@ def action_context(
         now=now,
         sandbox=env.sandbox,
         deployments=env.deployments,
-        children=EngineChildStacks(env),
+        children=env.children,
         deadline=version.action_deadline.timestamp() if version.action_deadline else None,
         wait_handles=env.wait_handles,
         facade=facade,

@@ -13,23 +13,23 @@ the plugin again. This module never starts an operation and never acts on a reso
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
-from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion
+from conv_tasks.db import Claim, NodeEvent, ResourceVersion
 from conv_tasks.engine.node.actions import action_context, run_step
+from conv_tasks.engine.node.decide import head_of
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
-from conv_tasks.statuses import Action, Status
 from conv_tasks.errors import NotFound
 from conv_tasks.resources import ActionContext
+from conv_tasks.statuses import Action, Status
 
 
 def check_node(run: NodeRun) -> Outcome:
     claim = run.claim(cleanup=False, in_template=True)
     if claim.stack is None:
         return Outcome.STACK_GONE
-    head = _head(claim.versions)
+    head = head_of(claim.versions)
     if head is None or not head.held:
         if not run.current:
             return Outcome.SUPERSEDED
@@ -93,11 +93,6 @@ def _check_context(run: NodeRun, head: ResourceVersion, claim: Claim) -> ActionC
         idempotency_token=f"{ctx.idempotency_token}:{run.task.traversal}",
         started_at=started.timestamp() if started is not None else ctx.now,
     )
-
-
-def _head(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
-    heads = [v for v in versions if v.replaced_by is None]
-    return max(heads, key=lambda v: v.version) if heads else None
 
 
 def _checked_already(head: ResourceVersion, claim: Claim) -> bool:

@@ -12,12 +12,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from conv_tasks.db.nodes import Claim, NodeEvent, ResourceVersion
+from conv_tasks.db import Claim, NodeEvent, ResourceVersion
 from conv_tasks.engine.node.actions import StepResult, action_context, run_step
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
-from conv_tasks.statuses import Action, Status
 from conv_tasks.errors import NotFound
+from conv_tasks.statuses import Action, Status
 
 RETAINED = "deletion_policy is Retain: the physical resource is kept"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from conv_tasks.db.nodes import ResourceVersion
+from conv_tasks.db import ResourceVersion
 from conv_tasks.statuses import Action, Status
 
 
@@ -29,6 +29,12 @@ class Decision:
     verdict: Verdict
     version: ResourceVersion  # the version acted on (the head, or the one to reinstate)
     reason: str = ""
+
+
+def head_of(versions: Sequence[ResourceVersion]) -> ResourceVersion | None:
+    """The resource's head: its newest version that nothing replaced."""
+    heads = [v for v in versions if v.replaced_by is None]
+    return max(heads, key=lambda v: v.version) if heads else None
 
 
 def _no_substitutes(old_type: str, new_type: str) -> bool:

@@ -13,16 +13,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from conv_tasks.db.nodes import Claim, NodeEvent, NodeStore, ResourceVersion, Written
+from conv_tasks.db import Claim, NodeEvent, NodeStore, ResourceVersion, Written
 from conv_tasks.engine.definition.model import StackDefinition
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref, woken_payload
-from conv_tasks.engine.node.propagate import hand_on
 from conv_tasks.engine.definition.providers import plugin_type, registries_of
-from conv_tasks.statuses import Action, Status
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.node.propagate import hand_on
+from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref, woken_payload
 from conv_tasks.errors import NotFound
 from conv_tasks.graph import NodeKey, Phase
 from conv_tasks.resources import Registry, ResourceType
+from conv_tasks.statuses import Action, Status
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,8 @@ One Redis call satisfies every successor's point; the successors it
 completed, and the nodes that waited for a lease this node released, are
 published in one batch. A redelivered node repeats only the triggers that
 may have been lost. When the stack's own point completes, the traversal is
-over and the stack's operation is finished here.
+over: the environment's `end_traversal` finishes the stack's operation (this module
+knows nothing of stack operations).
 """
 
 from __future__ import annotations
@@ -13,9 +14,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from conv_tasks.engine.stack.completion import complete_traversal
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.stack.operations import roll_back_failed
 from conv_tasks.engine.payload import NodeOutput, NodeTask
 from conv_tasks.graph import NodeKey
 from conv_tasks.syncpoint import FinishOutcome
@@ -51,6 +50,4 @@ def hand_on(
             ", ".join(handoff.missing) or str(task.node),
         )
     if handoff.stack_input is not None:
-        done = complete_traversal(env, task.stack_id, task.traversal, handoff.stack_input)
-        if done is not None and done.rollback is not None:
-            roll_back_failed(env, task.stack_id, task.traversal, done.action, done.rollback)
+        env.end_traversal(env, task.stack_id, task.traversal, handoff.stack_input)

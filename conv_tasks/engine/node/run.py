@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import uuid
 
+from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node.check import check_node
 from conv_tasks.engine.node.cleanup import clean_up
 from conv_tasks.engine.node.converge import converge
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
-from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref
 from conv_tasks.engine.node.propagate import hand_on
+from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref
 from conv_tasks.graph import NodeKey, Phase
 
 
@@ -34,7 +34,7 @@ def run_node(env: EngineEnv, task: NodeTask) -> Outcome:
         hand_on(env, task, NodeOutput(failed=failures), settled=settled)
         return Outcome.SKIPPED
     nonce = task.nonce or str(uuid.uuid4())
-    with env.node_store(
+    with env.db.node_store(
         stack_id=task.stack_id,
         traversal=task.traversal,
         template_id=task.template_id,

@@ -9,14 +9,13 @@ it costs nothing to resources that are healthy or not nested. Reads; never write
 
 from __future__ import annotations
 
-from conv_tasks.db.nodes import ResourceVersion
-from conv_tasks.engine.features.nested.child_stacks import EngineChildStacks
+from conv_tasks.db import ResourceVersion
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.statuses import Action, Status
 from conv_tasks.resources import ResourceType
 from conv_tasks.resources.nested import NestedStackResource
+from conv_tasks.statuses import Action, Status, state_name
 
-CHILD_CHECK_FAILED = f"{Action.CHECK}_{Status.FAILED}"
+CHILD_CHECK_FAILED = state_name(Action.CHECK, Status.FAILED)
 
 
 def repaired_in_place(
@@ -25,5 +24,5 @@ def repaired_in_place(
     """True if `head` is a nested resource whose live child ended its check CHECK_FAILED."""
     if not issubclass(plugin_type, NestedStackResource) or head.physical_id is None:
         return False
-    child = EngineChildStacks(env).get(head.physical_id)
+    child = env.child_stacks().get(head.physical_id)
     return not child.deleted and child.state == CHILD_CHECK_FAILED

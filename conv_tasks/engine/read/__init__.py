@@ -1,1 +1,39 @@
-"""TODO"""
+"""Read models: what users see of stacks, resources, events, outputs, templates, graphs and
+previews, as JSON-able dicts.
+
+Hidden parameter values, and anything derived from them, never leave this folder
+unmasked. It only reads: nothing here writes a row, starts an operation or enqueues a
+node. It may import conv_tasks.engine.stack (the planning step previews share with
+updates) and node (its pure decision), never features or upkeep.
+"""
+
+from conv_tasks.engine.read.details import show_resource, show_template
+from conv_tasks.engine.read.graph import stack_graph
+from conv_tasks.engine.read.preview import preview_stack
+from conv_tasks.engine.read.views import (
+    iso_time,
+    list_events,
+    list_resources,
+    list_stacks,
+    redactor_for,
+    show_stack,
+    stack_definition,
+    stack_outputs,
+    stored_outputs,
+)
+
+__all__ = [
+    "iso_time",
+    "list_events",
+    "list_resources",
+    "list_stacks",
+    "preview_stack",
+    "redactor_for",
+    "show_resource",
+    "show_stack",
+    "show_template",
+    "stack_definition",
+    "stack_graph",
+    "stack_outputs",
+    "stored_outputs",
+]

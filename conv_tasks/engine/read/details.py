@@ -1,6 +1,6 @@
 """What users read about one resource, and a stack's template, as JSON-able dicts.
 
-Like conv_tasks.engine.read.views, which this builds on, hidden parameter values
+Like views.py, which this builds on, hidden parameter values
 never leave this module: a property whose template value reads a hidden
 parameter (or an attribute of a resource derived from one) is masked whole,
 so are all the attributes of such a resource and every secret attribute (a
@@ -13,14 +13,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.db import events as event_repo
-from conv_tasks.db import resources as resource_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db import templates as template_repo
-from conv_tasks.db.session import session_scope
-from conv_tasks.engine.definition.model import StackDefinition
-from conv_tasks.engine.definition.redact import MASK
-from conv_tasks.engine.read.views import _resource, _time, redactor_for, stack_definition
+from conv_tasks.engine.definition import MASK, StackDefinition
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.payload import read_stored_output
+from conv_tasks.engine.read.views import (
+    iso_time,
+    redactor_for,
+    resource_summary,
+    stack_definition,
+)
 from conv_tasks.errors import NotFound
 from conv_tasks.template.functions import iter_calls
 from conv_tasks.template.model import reads_secret_attribute
@@ -62,23 +63,23 @@ def _mask_all(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def show_resource(
-    tenant: str, ref: str, name: str, *, recent_events: int = RECENT_EVENTS
+    env: EngineEnv, tenant: str, ref: str, name: str, *, recent_events: int = RECENT_EVENTS
 ) -> dict[str, Any]:
     """The head version of resource `name` with its properties, attributes, every version
     and its latest events."""
-    with session_scope() as session:
-        stack = stack_repo.find_stack(session, tenant, ref)
-        definition = stack_definition(session, stack)
+    with env.db.transaction() as tx:
+        stack = tx.stacks.find(tenant, ref)
+        definition = stack_definition(env, tx, stack)
         redact = redactor_for(definition)
         rows = sorted(
-            (r for r in resource_repo.versions(session, stack.id) if r.name == name),
+            (r for r in tx.resources.of_stack(stack.id) if r.name == name),
             key=lambda r: r.version,
         )
         if not rows:
             raise NotFound(f"Stack {stack.name!r} has no resource {name!r}.")
-        head = next((r for r in reversed(rows) if r.replaced_by is None), rows[-1])
-        properties = dict(head.properties_data or {})
-        attributes = dict((head.attr_data or {}).get("attributes") or {})
+        head = next((r for r in reversed(rows) if r.is_head), rows[-1])
+        properties = dict(head.properties_data)
+        attributes = dict(read_stored_output(head.attr_data).attributes)
         masked = None if definition is None else _masked_properties(definition, name)
         if masked is None:
             properties, attributes = _mask_all(properties), _mask_all(attributes)
@@ -96,23 +97,23 @@ def show_resource(
                 key: MASK if key in secret and value is not None else value
                 for key, value in attributes.items()
             }
-        events = event_repo.list_events(session, stack.id, resource_name=name)
-        data = _resource(head, redact)
+        events = tx.events.list(stack.id, resource_name=name)
+        data = resource_summary(head, redact)
         if definition is not None:
-            data["status_reason"] = definition.reason(name, head.status_reason or "")
+            data["status_reason"] = definition.reason(name, head.status_reason)
         data.update(
             stack_id=stack.id,
             stack_name=stack.name,
             properties=properties,
             attributes=attributes,
-            versions=[_resource(r, redact) for r in rows],
+            versions=[resource_summary(r, redact) for r in rows],
             events=[
                 {
                     "id": e.id,
                     "physical_id": e.physical_id,
-                    "status": f"{e.action}_{e.status}",
+                    "status": e.state,
                     "reason": redact(e.reason or ""),
-                    "time": _time(e.created_at),
+                    "time": iso_time(e.created_at),
                 }
                 for e in events[-recent_events:]
             ],
@@ -120,16 +121,16 @@ def show_resource(
         return data
 
 
-def show_template(tenant: str, ref: str) -> dict[str, Any]:
+def show_template(env: EngineEnv, tenant: str, ref: str) -> dict[str, Any]:
     """The stack's current template and merged environment as stored, with hidden
     parameters' defaults and values masked, and the names of its files."""
-    with session_scope() as session:
-        stack = stack_repo.find_stack(session, tenant, ref)
+    with env.db.transaction() as tx:
+        stack = tx.stacks.find(tenant, ref)
         template_id = stack.raw_template_id or stack.prev_raw_template_id
         if template_id is None:
             raise NotFound(f"Stack {stack.name!r} has no template.")
-        raw = template_repo.get_template(session, template_id)
-        definition = stack_definition(session, stack)
+        raw = tx.templates.get(template_id)
+        definition = stack_definition(env, tx, stack)
         document = dict(raw.template)
         hidden = definition.template.hidden_parameters() if definition is not None else ()
         parameters = document.get("parameters")

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.db import resources as resource_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db.models import Resource
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import ResourceRow
+from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.graph import NodeKey, Phase, TraversalGraph
+from conv_tasks.statuses import Action
 
 CLEANED = "CLEANED"
 NOT_STARTED = "NOT_STARTED"
@@ -22,18 +21,14 @@ NOT_STARTED = "NOT_STARTED"
 _BUSIEST = ("IN_PROGRESS", "FAILED", "COMPLETE")
 
 
-def stack_graph(tenant: str, ref: str) -> dict[str, Any]:
+def stack_graph(env: EngineEnv, tenant: str, ref: str) -> dict[str, Any]:
     """{"stack", "status", "traversal", "nodes": [{"id", "phase", "name", "status"}],
     "edges": [[before, after], ...]}."""
-    with session_scope() as session:
-        stack = stack_repo.find_stack(session, tenant, ref)
+    with env.db.transaction() as tx:
+        stack = tx.stacks.find(tenant, ref)
         stored = stack.current_graph
-        rows = list(resource_repo.versions(session, stack.id))
-        summary = {
-            "stack": stack.name,
-            "status": f"{stack.action}_{stack.status}",
-            "traversal": stack.current_traversal,
-        }
+        rows = tx.resources.of_stack(stack.id)
+    summary = {"stack": stack.name, "status": stack.state, "traversal": stack.current_traversal}
     graph = TraversalGraph.from_json(stored) if stored else None
     if graph is None:
         return {**summary, "nodes": [], "edges": []}
@@ -51,16 +46,16 @@ def stack_graph(tenant: str, ref: str) -> dict[str, Any]:
     return {**summary, "nodes": nodes, "edges": edges}
 
 
-def _status(key: NodeKey, rows: list[Resource], update_names: set[str]) -> str:
+def _status(key: NodeKey, rows: list[ResourceRow], update_names: set[str]) -> str:
     mine = [r for r in rows if r.name == key.name]
-    heads = [r for r in mine if r.replaced_by is None]
+    heads = [r for r in mine if r.is_head]
     head = max(heads, key=lambda r: r.version) if heads else None
     if key.phase in (Phase.UPDATE, Phase.CHECK):
         if head is None:
             return NOT_STARTED
-        if head.action == "INIT":
+        if head.action == Action.INIT:
             return NOT_STARTED
-        return f"{head.action}_{head.status}"
+        return head.state
     # Clean-up: what is left to remove. A resource still in the template keeps its head.
     left = [r for r in mine if key.name not in update_names or r is not head]
     if not left:
@@ -68,5 +63,5 @@ def _status(key: NodeKey, rows: list[Resource], update_names: set[str]) -> str:
     for status in _BUSIEST:
         for row in sorted(left, key=lambda r: -r.version):
             if row.status == status:
-                return f"{row.action}_{row.status}"
-    return f"{left[0].action}_{left[0].status}"
+                return row.state
+    return left[0].state

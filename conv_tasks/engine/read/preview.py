@@ -17,23 +17,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.db import resources as resource_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db import templates as template_repo
-from conv_tasks.db.models import Resource
-from conv_tasks.db.nodes import ResourceVersion, version_of
-from conv_tasks.db.session import session_scope
-from conv_tasks.engine.node.decide import Verdict, decide
-from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.db import ResourceVersion, version_of
+from conv_tasks.engine.definition import (
+    MASK,
+    EnvironmentSources,
+    StackDefinition,
+    request_inputs,
+)
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.definition.redact import MASK
-from conv_tasks.engine.definition.stack_inputs import EnvironmentSources, request_inputs, update_inputs
-from conv_tasks.statuses import Action
-from conv_tasks.engine.node.unhealthy import repaired_in_place
+from conv_tasks.engine.node import Verdict, decide, repaired_in_place
+from conv_tasks.engine.payload import read_stored_output
 from conv_tasks.engine.read.views import stack_definition
-from conv_tasks.errors import Conflict, ConvTasksError, NotFound
+from conv_tasks.engine.stack import ChangeRequest, plan_change
+from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
-from conv_tasks.template import ResourceData
 from conv_tasks.template.functions import GetAttr
 
 CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
@@ -61,49 +58,21 @@ def preview_stack(
 ) -> dict[str, Any]:
     """{"stack", "exists", "resources": [{"name", "type", "action", "reason", "changes",
     "uncertain"}], "counts", "summary"}: what `stack update` (or, for a stack that does not
-    exist, `stack create`) with these arguments would do. Raises as they would."""
-    with session_scope() as session:
+    exist, `stack create`) with these arguments would do. Raises as they would: the update's
+    own planning step (conv_tasks.engine.stack.plan_change) reads the request."""
+    with env.db.transaction() as tx:
         try:
-            stack = stack_repo.find_stack(session, tenant, stack_ref)
+            stack = tx.stacks.find(tenant, stack_ref)
         except NotFound:
             if template is None:
                 raise
-            inputs = request_inputs(environment, files)
-            definition = StackDefinition.build(
-                template,
-                parameters,
-                env.registry,
-                files=inputs.files,
-                environment=inputs.environment,
-            )
-            plan = plan_traversal((), definition.dependencies)
-            entries = [
-                _entry(node.name, definition.template.resources[node.name].type, CREATE)
-                for node in plan.graph.order()
-                if node.phase == Phase.UPDATE
-            ]
-            return _report(stack_ref, False, entries)
-        if stack.action == Action.DELETE:
-            raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
-        current = template_repo.get_template(session, stack.raw_template_id or 0)
-        source: Mapping[str, Any] | str = template if template is not None else current.template
-        keep = existing_parameters or template is None
-        values = {**current.parameters, **parameters} if keep else dict(parameters)
-        inputs = update_inputs(current.environment, current.files, environment, files, keep=keep)
-        definition = StackDefinition.build(
-            source,
-            values,
-            env.registry,
-            files=inputs.files,
-            environment=inputs.environment,
-            facade=current.facade,  # a user's update keeps it (engine.operations.update_stack)
-        )
-        old = stack_definition(session, stack)
-        rows = resource_repo.versions(session, stack.id)
-        versions = [version_of(_columns(row)) for row in rows]
-        existing = resource_repo.existing_versions(session, stack.id)
-        plan = plan_traversal(existing, definition.dependencies)
-        name = stack.name
+            return _preview_create(env, stack_ref, template, parameters, environment, files)
+        request = ChangeRequest(template, parameters, existing_parameters, environment, files)
+        definition = plan_change(env, tx, stack, request).definition
+        old = stack_definition(env, tx, stack)
+        versions = [version_of(vars(row)) for row in tx.resources.of_stack(stack.id)]
+        existing = tx.resources.existing(stack.id)
+    plan = plan_traversal(existing, definition.dependencies)
     by_id = {v.id: v for v in versions}
     actions: dict[str, str] = {}
     entries = []
@@ -123,11 +92,28 @@ def preview_stack(
     for gone in plan.removed:
         head = heads.get(gone)
         entries.append(_entry(gone, head.type if head else "", DELETE))
-    return _report(name, True, entries)
+    return _report(stack.name, True, entries)
 
 
-def _columns(row: Resource) -> dict[str, Any]:
-    return {column.key: getattr(row, column.key) for column in Resource.__table__.columns}
+def _preview_create(
+    env: EngineEnv,
+    name: str,
+    template: Mapping[str, Any] | str,
+    parameters: Mapping[str, Any],
+    environment: EnvironmentSources | None,
+    files: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    inputs = request_inputs(environment, files)
+    definition = StackDefinition.build(
+        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+    )
+    plan = plan_traversal((), definition.dependencies)
+    entries = [
+        _entry(node.name, definition.template.resources[node.name].type, CREATE)
+        for node in plan.graph.order()
+        if node.phase == Phase.UPDATE
+    ]
+    return _report(name, False, entries)
 
 
 def _existing(
@@ -153,8 +139,7 @@ def _existing(
     for dep in definition.dependencies.get(name, ()):
         dep_id = converge.get(dep)
         if dep_id is not None:
-            stored = by_id[dep_id].attributes
-            inputs[dep] = ResourceData(stored.get("ref"), dict(stored.get("attributes") or {}))
+            inputs[dep] = read_stored_output(by_id[dep_id].attributes)
     try:
         prepared = definition.prepare(name, inputs, env.registry)
     except ConvTasksError as exc:

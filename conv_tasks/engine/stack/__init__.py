@@ -1,1 +1,38 @@
-"""TODO"""
+"""Stack operations: create, update, delete, rollback, cancel, check, and how a traversal ends.
+
+Two faces. `TenantStacks(env, tenant)` is what users reach (the public tasks): every
+stack is one of the tenant's, found by name or id. `StackControl(env)` is the engine's
+own, by stack id: the end of a traversal and the rollback it starts, the watchdog's
+restarts and timeouts, and a nested resource's child stacks. Both start a traversal in
+one transaction and enqueue its first nodes after the commit. Update and preview share
+one planning step (`plan_change`). This folder never runs a graph node and never
+imports conv_tasks.engine.node, features, read or upkeep.
+"""
+
+from conv_tasks.engine.stack.changes import NewStackRequest, check_stack_name
+from conv_tasks.engine.stack.completion import Completion, complete_traversal
+from conv_tasks.engine.stack.control import StackControl, end_traversal
+from conv_tasks.engine.stack.health import child_check_traversal
+from conv_tasks.engine.stack.launch import Started
+from conv_tasks.engine.stack.nesting import child_stack_name
+from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange, plan_change
+from conv_tasks.engine.stack.results import Marked, OperationResult
+from conv_tasks.engine.stack.tenant import TenantStacks
+
+__all__ = [
+    "ChangeRequest",
+    "Completion",
+    "Marked",
+    "NewStackRequest",
+    "OperationResult",
+    "PlannedChange",
+    "StackControl",
+    "Started",
+    "TenantStacks",
+    "check_stack_name",
+    "child_check_traversal",
+    "child_stack_name",
+    "complete_traversal",
+    "end_traversal",
+    "plan_change",
+]

@@ -14,15 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from conv_tasks.db import deployments as deployment_repo
-from conv_tasks.db import events as event_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db import templates as template_repo
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import EventRecord
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeOutput
-from conv_tasks.statuses import Action, Status
 from conv_tasks.errors import ConvTasksError
+from conv_tasks.statuses import Action, Status
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +27,6 @@ log = logging.getLogger(__name__)
 class Completion:
     """How a traversal ended. `rollback` holds the failure when a rollback is due."""
 
-    status: str
     action: str
     rollback: str | None = None
 
@@ -50,33 +45,28 @@ def complete_traversal(
 ) -> Completion | None:
     """Finish the stack's operation. None if the traversal is no longer the stack's."""
     failures = traversal_failures(inputs)
-    with session_scope() as session:
+    with env.db.transaction() as tx:
         try:
-            stack = stack_repo.get_stack(session, stack_id)
+            stack = tx.stacks.get(stack_id)
         except ConvTasksError:
             return None
-        if stack.current_traversal != traversal or stack.status != Status.IN_PROGRESS:
+        if stack.current_traversal != traversal or not stack.in_progress:
             return None
         action = stack.action
         if failures:
             reason = "; ".join(failures)
             rollback = action in (Action.CREATE, Action.UPDATE) and not stack.disable_rollback
-            event_repo.add_events(
-                session,
-                [
-                    event_repo.EventRecord(
-                        stack_id, action, Status.FAILED, reason, traversal=traversal
-                    )
-                ],
+            tx.events.add(
+                [EventRecord(stack_id, action, Status.FAILED, reason, traversal=traversal)]
             )
             # With a rollback due, the stack goes straight to ROLLBACK_IN_PROGRESS (the
             # failure is in its events): a client waiting for the stack never sees a
             # FAILED state that is about to change.
-            if not rollback and not stack_repo.update_if_current(
-                session, stack_id, traversal, status=Status.FAILED, status_reason=reason
+            if not rollback and not tx.stacks.update_if_current(
+                stack_id, traversal, status=Status.FAILED, status_reason=reason
             ):
                 return None
-            done = Completion(f"{action}_{Status.FAILED}", action, reason if rollback else None)
+            done = Completion(action, reason if rollback else None)
         else:
             old_ids = [i for i in (stack.raw_template_id, stack.prev_raw_template_id) if i]
             fields: dict[str, Any] = {
@@ -93,25 +83,23 @@ def complete_traversal(
             elif action != Action.CHECK:
                 # A check changed no template: the rollback target stays what it was.
                 fields.update(prev_raw_template_id=stack.raw_template_id)
-            if not stack_repo.update_if_current(session, stack_id, traversal, **fields):
+            if not tx.stacks.update_if_current(stack_id, traversal, **fields):
                 return None
-            event_repo.add_events(
-                session,
+            tx.events.add(
                 [
-                    event_repo.EventRecord(
+                    EventRecord(
                         stack_id,
                         action,
                         Status.COMPLETE,
                         fields["status_reason"],
                         traversal=traversal,
                     )
-                ],
+                ]
             )
-            session.flush()
-            template_repo.delete_orphaned_templates(session, only=old_ids)
+            tx.templates.delete_orphaned(only=old_ids)
             if action == Action.DELETE:
                 # Server credentials, and deployments or configs kept by a Retain policy.
-                deployment_repo.forget_stack(session, stack_id)
-            done = Completion(f"{action}_{Status.COMPLETE}", action)
+                tx.deployments.forget_stack(stack_id)
+            done = Completion(action)
     env.syncpoints.drop(traversal)
     return done

@@ -10,19 +10,16 @@ with a deleted stack).
 
 from __future__ import annotations
 
-from typing import Any
-
-from conv_tasks.db import events as event_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db.session import session_scope
-from conv_tasks.statuses import Action
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict
+from conv_tasks.statuses import Action
 
 
-def replay_create(tenant: str, name: str, key: str) -> dict[str, Any] | None:
+def replay_create(env: EngineEnv, tenant: str, name: str, key: str) -> OperationResult | None:
     """The answer to a create whose key an earlier create already used, or None if none did."""
-    with session_scope() as session:
-        stack = stack_repo.find_by_idempotency_key(session, tenant, key)
+    with env.db.transaction() as tx:
+        stack = tx.stacks.by_idempotency_key(tenant, key)
         if stack is None:
             return None
         if stack.name != name:
@@ -30,14 +27,14 @@ def replay_create(tenant: str, name: str, key: str) -> dict[str, Any] | None:
                 f"The idempotency key {key!r} already created stack {stack.name!r}; "
                 f"use a new key to create {name!r}."
             )
-        return {
-            "stack_id": stack.id,
-            "name": stack.name,
-            "action": Action.CREATE,
+        return OperationResult(
+            stack_id=stack.id,
+            name=stack.name,
+            action=Action.CREATE,
             # Where the stack stands now, not what the first answer said.
-            "status": f"{stack.action}_{stack.status}",
-            "traversal": stack.current_traversal,
-            "event_id": event_repo.first_event_id(session, stack.id),
-            "warnings": [],
-            "replayed": True,
-        }
+            state=stack.state,
+            event_id=tx.events.first_id(stack.id),
+            traversal=stack.current_traversal,
+            warnings=(),
+            replayed=True,
+        )

@@ -9,24 +9,18 @@ nodes enqueued.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
-
-from conv_tasks.db import events as event_repo
-from conv_tasks.db import resources as resource_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db.models import Stack
-from conv_tasks.engine.stack.completion import complete_traversal
-from conv_tasks.engine.definition.model import StackDefinition
+from conv_tasks.db import EventRecord, StackRow, Transaction
+from conv_tasks.engine.definition import StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeTask
-from conv_tasks.statuses import Action, Status
-from conv_tasks.errors import LostRace
+from conv_tasks.errors import Duplicate, LostRace
 from conv_tasks.graph import ExistingVersion, NodeKey, TraversalGraph, plan_traversal
+from conv_tasks.statuses import Action, Status
 from conv_tasks.syncpoint import STACK_POINT, PointSpec
 
 
@@ -89,38 +83,40 @@ def _new_rows(
 
 def begin(
     env: EngineEnv,
-    session: Session,
-    stack: Stack,
+    tx: Transaction,
+    stack: StackRow,
     *,
     action: str,
     template_id: int,
     definition: StackDefinition,
     expected: str | None,
     reason: str,
+    options: Mapping[str, Any] | None = None,
 ) -> Started:
-    """Plan and swap in a new traversal inside the caller's transaction."""
-    existing = resource_repo.existing_versions(session, stack.id)
+    """Plan and swap in a new traversal inside the caller's transaction. `options`: the
+    stack's settings an update changes (disable_rollback, timeout_mins, tags), written by
+    the statement that swaps the traversal, so a losing operation writes none of them."""
+    existing = tx.resources.existing(stack.id)
     plan = plan_traversal(existing, definition.dependencies)
     try:
-        resource_repo.add_versions(
-            session, _new_rows(stack.id, plan.new_names, existing, definition, template_id)
-        )
-    except IntegrityError:
+        tx.resources.add(_new_rows(stack.id, plan.new_names, existing, definition, template_id))
+    except Duplicate:
         # A concurrent operation is adding the same resource versions: it wins.
         raise _lost(stack, action) from None
     return swap_in(
         env,
-        session,
+        tx,
         stack,
         plan.graph,
         action=action,
         template_id=template_id,
         expected=expected,
         reason=reason,
+        options=options,
     )
 
 
-def _lost(stack: Stack, action: str) -> LostRace:
+def _lost(stack: StackRow, action: str) -> LostRace:
     return LostRace(
         f"Stack {stack.name!r} was changed by another operation at the same time; "
         f"this {action.lower()} was not started. Try again."
@@ -129,8 +125,8 @@ def _lost(stack: Stack, action: str) -> LostRace:
 
 def swap_in(
     env: EngineEnv,
-    session: Session,
-    stack: Stack,
+    tx: Transaction,
+    stack: StackRow,
     graph: TraversalGraph,
     *,
     action: str,
@@ -138,18 +134,17 @@ def swap_in(
     expected: str | None,
     reason: str,
     traversal: str | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> Started:
     """Swap in a new traversal of `graph` (its SyncPoints made first) in the caller's
     transaction; LostRace if `expected` is no longer the stack's traversal. `traversal`:
     its id when the caller derives one from an idempotency key (a nested stack's check)."""
-    lost = _lost(stack, action)
     traversal = traversal or str(uuid.uuid4())
     points = points_of(graph)
     if points:
         env.syncpoints.create(traversal, points)
     try:
-        won = stack_repo.swap_traversal(
-            session,
+        won = tx.stacks.swap_traversal(
             stack.id,
             expected,
             traversal,
@@ -159,17 +154,15 @@ def swap_in(
             raw_template_id=template_id,
             current_graph=graph.to_json(),
             operation_started_at=datetime.now(UTC),
+            **(options or {}),
         )
-        if won:
-            session.flush()
-    except IntegrityError:
+    except LostRace:
         won = False
     if not won:
         env.syncpoints.drop(traversal)
-        raise lost
-    [event_id] = event_repo.add_events(
-        session,
-        [event_repo.EventRecord(stack.id, action, Status.IN_PROGRESS, reason, traversal=traversal)],
+        raise _lost(stack, action)
+    [event_id] = tx.events.add(
+        [EventRecord(stack.id, action, Status.IN_PROGRESS, reason, traversal=traversal)]
     )
     return Started(
         stack.id,
@@ -184,11 +177,12 @@ def swap_in(
 
 
 def launch(env: EngineEnv, started: Started, old_traversal: str | None) -> None:
-    """After commit: forget the superseded traversal's SyncPoints and enqueue the first nodes."""
+    """After commit: forget the superseded traversal's SyncPoints and enqueue the first nodes
+    (a traversal with none ends at once)."""
     if old_traversal:
         env.syncpoints.drop(old_traversal)
     if started.empty:
-        complete_traversal(env, started.stack_id, started.traversal, {})
+        env.end_traversal(env, started.stack_id, started.traversal, {})
         return
     env.syncpoints.heartbeat(started.traversal)
     env.dispatcher.nodes(

@@ -3,7 +3,7 @@
 Heat keeps soft-deleted stacks until an operator runs `heat-manage
 purge_deleted`; conv_tasks purges them from beat (`conv_tasks.beat.purge`) or
 `conv-tasks db purge`. Every batch is a transaction of its own deleting at most
-`batch_size` rows (conv_tasks.db.purge), so a purge of millions of rows never
+`batch_size` rows (conv_tasks.db's Purges), so a purge of millions of rows never
 holds a lock or a snapshot for long; it may run beside another purge and
 beside live traffic. It never touches a live stack's resources, nor a deleted
 stack inside its retention, nor a live stack's latest `events_keep` events.
@@ -17,11 +17,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.orm import Session
-
-from conv_tasks.db import purge as purge_repo
-from conv_tasks.db import templates as template_repo
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import Database, Transaction
 from conv_tasks.settings import Settings
 
 
@@ -65,27 +61,27 @@ class PurgeReport:
 class _Run:
     """Counts transactions and watches the time budget of one purge."""
 
-    def __init__(self, url: str | None, budget: float | None, clock: Callable[[], float]) -> None:
-        self.url = url
+    def __init__(self, db: Database, budget: float | None, clock: Callable[[], float]) -> None:
+        self.db = db
         self.clock = clock
         self.deadline = None if budget is None else clock() + budget
         self.transactions = 0
         self.out_of_time = False
 
-    def once(self, step: Callable[[Session], Any]) -> Any:
-        with session_scope(self.url) as session:
-            result = step(session)
+    def once(self, step: Callable[[Transaction], Any]) -> Any:
+        with self.db.transaction() as tx:
+            result = step(tx)
         self.transactions += 1
         return result
 
-    def drain(self, step: Callable[[Session, int], int], batch_size: int) -> int:
+    def drain(self, step: Callable[[Transaction, int], int], batch_size: int) -> int:
         """Run `step` in a transaction each time until a batch comes back short."""
         total = 0
         while True:
             if self.deadline is not None and self.clock() >= self.deadline:
                 self.out_of_time = True
                 return total
-            deleted: int = self.once(lambda session: step(session, batch_size))
+            deleted: int = self.once(lambda tx: step(tx, batch_size))
             total += deleted
             # Short: nothing is left, or what is left is locked (the next run takes it).
             if deleted < batch_size:
@@ -93,36 +89,32 @@ class _Run:
 
 
 def purge(
+    db: Database,
     policy: RetentionPolicy,
     *,
-    url: str | None = None,
     budget: float | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> PurgeReport:
     """Delete what `policy` no longer keeps, batch by batch; stop early after `budget` seconds."""
-    run = _Run(url, budget, clock)
-    now: datetime = run.once(purge_repo.database_now)
+    run = _Run(db, budget, clock)
+    now: datetime = run.once(lambda tx: tx.purges.now())
     batch = policy.batch_size
     stacks = resources = stack_events = old_events = 0
     if policy.deleted_after is not None:
         before = now - timedelta(seconds=policy.deleted_after)
-        stack_events = run.drain(
-            lambda s, n: purge_repo.delete_events_of_deleted_stacks(s, before, n), batch
-        )
-        resources = run.drain(
-            lambda s, n: purge_repo.delete_resources_of_deleted_stacks(s, before, n), batch
-        )
-        stacks = run.drain(lambda s, n: purge_repo.delete_emptied_stacks(s, before, n), batch)
+        stack_events = run.drain(lambda tx, n: tx.purges.events_of_deleted_stacks(before, n), batch)
+        resources = run.drain(lambda tx, n: tx.purges.resources_of_deleted_stacks(before, n), batch)
+        stacks = run.drain(lambda tx, n: tx.purges.emptied_stacks(before, n), batch)
     if policy.event_retention is not None and not run.out_of_time:
         created_before = now - timedelta(seconds=policy.event_retention)
-        floors = run.once(lambda s: purge_repo.event_floors(s, created_before, policy.events_keep))
+        floors = run.once(lambda tx: tx.purges.event_floors(created_before, policy.events_keep))
         if floors:
             old_events = run.drain(
-                lambda s, n: purge_repo.delete_old_events(s, floors, created_before, n), batch
+                lambda tx, n: tx.purges.old_events(floors, created_before, n), batch
             )
     templates = 0
     if not run.out_of_time:
-        templates = run.once(template_repo.delete_orphaned_templates)
+        templates = run.once(lambda tx: tx.templates.delete_orphaned())
     return PurgeReport(
         stacks=stacks,
         resources=resources,

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.db import deployments as deployment_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import published_action
 from conv_tasks.deployments.credentials import (
     credential_hash,
     matches,
@@ -20,6 +18,7 @@ from conv_tasks.deployments.credentials import (
     signal_credential,
 )
 from conv_tasks.deployments.metadata import metadata_entry
+from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.errors import Conflict, NotAuthorized, PayloadError, Problem
 from conv_tasks.limits import MAX_NAME_CHARS
 
@@ -34,33 +33,35 @@ def check_server(server: str) -> str:
     return server
 
 
-def deployment_metadata(server: str, credential: str) -> dict[str, Any]:
+def deployment_metadata(env: EngineEnv, server: str, credential: str) -> dict[str, Any]:
     """The deployments waiting for `server`, in the stacks whose credential for it this is."""
     check_server(server)
-    with session_scope() as session:
-        issued = deployment_repo.credentials_for_server(session, server)
-        stack_ids = [c.stack_id for c in issued if matches(credential, c.credential_hash)]
+    with env.db.transaction() as tx:
+        issued = tx.deployments.credential_hashes(server)
+        stack_ids = [stack_id for stack_id, digest in issued if matches(credential, digest)]
         if not stack_ids:
             raise NotAuthorized(METADATA_REFUSED)
         entries: list[dict[str, Any]] = []
         hashes: dict[str, str] = {}
-        for row in deployment_repo.pending_for_server(session, server, stack_ids):
+        for row in tx.deployments.pending_for_server(server, stack_ids):
             secret = signal_credential(credential, row.id, row.action_token)
             hashes[row.id] = credential_hash(secret)
-            entries.append(metadata_entry(deployment_repo.published_action(row), secret))
-        deployment_repo.set_signal_hashes(session, hashes)
+            entries.append(metadata_entry(published_action(row), secret))
+        tx.deployments.set_signal_hashes(hashes)
     return {"server": server, "deployments": entries}
 
 
-def server_credential(tenant: str, stack_ref: str, server: str, *, rotate: bool) -> dict[str, Any]:
+def server_credential(
+    env: EngineEnv, tenant: str, stack_ref: str, server: str, *, rotate: bool
+) -> dict[str, Any]:
     """A new credential for `server` in the tenant's stack. Refused if one was issued before,
     unless `rotate`: then the old one stops working."""
     check_server(server)
     credential = new_credential()
-    with session_scope() as session:
-        stack = stack_repo.find_stack(session, tenant, stack_ref)
-        issued = deployment_repo.issue_credential(
-            session, tenant, stack.id, server, credential_hash(credential), rotate=rotate
+    with env.db.transaction() as tx:
+        stack = tx.stacks.find(tenant, stack_ref)
+        issued = tx.deployments.issue_credential(
+            tenant, stack.id, server, credential_hash(credential), rotate=rotate
         )
         if not issued:
             raise Conflict(

@@ -17,44 +17,40 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy.orm import Session
-
-from conv_tasks.db import deployments as deployment_repo
-from conv_tasks.db import events as event_repo
-from conv_tasks.db.models import SoftwareDeploymentRow, Stack
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import DeploymentRow, EventRecord, StackRow, Transaction, config_of
 from conv_tasks.deployments.credentials import matches
 from conv_tasks.deployments.records import DeployStatus
 from conv_tasks.deployments.signals import SignalVerdict, interpret_signal
-from conv_tasks.statuses import Action
-from conv_tasks.engine.read.views import stack_definition
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.read import stack_definition
 from conv_tasks.errors import NotAuthorized, PayloadError, Problem
+from conv_tasks.statuses import Action
 
 REFUSED = "Signal refused: the deployment is unknown or the credential does not match it."
 
 
 def signal_deployment(
-    deployment_id: str, credential: str, action: str, details: dict[str, Any]
+    env: EngineEnv, deployment_id: str, credential: str, action: str, details: dict[str, Any]
 ) -> dict[str, Any]:
     """A server's signal: checked against the deployment's signal credential."""
     action = check_action(action)
-    with session_scope() as session:
-        row = deployment_repo.lock_deployment(session, deployment_id)
+    with env.db.transaction() as tx:
+        row = tx.deployments.lock(deployment_id)
         if row is None:
             raise NotAuthorized(REFUSED)
         current = matches(credential, row.signal_hash)
         if not current and not matches(credential, row.previous_signal_hash):
             raise NotAuthorized(REFUSED)
-        stack = session.get(Stack, row.stack_id)
-        if stack is None or stack.deleted_at is not None:
+        stack = tx.stacks.get_any(row.stack_id)
+        if stack is None or stack.deleted:
             raise NotAuthorized(REFUSED)
         if not current:
             return _earlier_run(stack, row, action, details)
-        return apply_signal(session, stack, row, action, details)
+        return apply_signal(env, tx, stack, row, action, details)
 
 
 def _earlier_run(
-    stack: Stack, row: SoftwareDeploymentRow, action: str, details: dict[str, Any]
+    stack: StackRow, row: DeploymentRow, action: str, details: dict[str, Any]
 ) -> dict[str, Any]:
     """The answer to a signal of the run before the current one: it ended, nothing changes."""
     interpret_signal(details)  # malformed details are refused all the same
@@ -75,14 +71,15 @@ def _earlier_run(
 
 
 def apply_signal(
-    session: Session,
-    stack: Stack,
-    row: SoftwareDeploymentRow,
+    env: EngineEnv,
+    tx: Transaction,
+    stack: StackRow,
+    row: DeploymentRow,
     action: str,
     details: dict[str, Any],
 ) -> dict[str, Any]:
-    """Apply a signal for `action` to a locked deployment row of `stack`."""
-    verdict = interpret_signal(details, deployment_repo.config_of(row).outputs)
+    """Apply a signal for `action` to a deployment row of `stack` this transaction locked."""
+    verdict = interpret_signal(details, config_of(row).outputs)
     answer = {"deployment": row.id, "stack_id": stack.id, "resource": row.resource_name}
     ignored = _ignored(row, action, verdict)
     if ignored is not None:
@@ -94,32 +91,25 @@ def apply_signal(
             "deploy_status": row.status,
             "message": ignored,
         }
-    definition = stack_definition(session, stack)
+    definition = stack_definition(env, tx, stack)
 
     def shown(text: str) -> str:
         return definition.reason(row.resource_name, text) if definition is not None else text
 
-    now = datetime.now(UTC)
-    row.signalled_at = now
-    row.updated_at = now
-    if verdict.status == DeployStatus.IN_PROGRESS:
-        row.started_at = now
+    started = verdict.status == DeployStatus.IN_PROGRESS
+    if started:
         text = "the server has started the deployment"
         text = f"{text}: {verdict.reason}" if verdict.reason else text
+    elif verdict.status == DeployStatus.COMPLETE:
+        text = f"the server has completed the deployment's {row.action}"
     else:
-        row.status = verdict.status.value
-        row.status_reason = verdict.reason
-        row.outputs = dict(verdict.outputs)
-        if verdict.status == DeployStatus.COMPLETE:
-            text = f"the server has completed the deployment's {row.action}"
-        else:
-            text = f"the server reports the deployment's {row.action} failed: {verdict.reason}"
+        text = f"the server reports the deployment's {row.action} failed: {verdict.reason}"
+    outcome = None if started else (verdict.status.value, verdict.reason, verdict.outputs)
+    tx.deployments.record_signal(row.id, now=datetime.now(UTC), started=started, ended=outcome)
     message = shown(text)
-    session.flush()
-    event_repo.add_events(
-        session,
+    tx.events.add(
         [
-            event_repo.EventRecord(
+            EventRecord(
                 stack.id,
                 Action.SIGNAL,
                 verdict.status.value,
@@ -129,17 +119,16 @@ def apply_signal(
             )
         ],
     )
-    ended = verdict.status != DeployStatus.IN_PROGRESS
     return {
         **answer,
         "duplicate": False,
-        "ended": ended,
+        "ended": not started,
         "deploy_status": verdict.status.value,
         "message": message,
     }
 
 
-def _ignored(row: SoftwareDeploymentRow, action: str, verdict: SignalVerdict) -> str | None:
+def _ignored(row: DeploymentRow, action: str, verdict: SignalVerdict) -> str | None:
     """Why this signal changes nothing, or None if it applies."""
     if action != row.action:
         return (

@@ -1,5 +1,5 @@
 """The ChildStacks service: nested-stack plugins create, update, delete, cancel and read
-their child stacks through the engine's own stack operations.
+their child stacks through the engine's own stack operations (StackControl).
 
 A child is a real stack of the parent's tenant, with its own traversal. It is created with
 rollback disabled (the parent's rollback drives it back) and keyed by the parent action's
@@ -10,27 +10,17 @@ This module must never be imported by resources/ (plugins see only the Protocol)
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
-from conv_tasks.db import resources as resource_repo
-from conv_tasks.db import stacks as stack_repo
-from conv_tasks.db import templates as template_repo
-from conv_tasks.db.models import Stack
-from conv_tasks.db.session import session_scope
-from conv_tasks.engine.stack import operations
+from conv_tasks.db import StackRow, Transaction
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.stack.health import check_for_parent
 from conv_tasks.engine.features.nested.inherited_secrets import with_inherited_secrets
-from conv_tasks.engine.stack.nesting import child_stack_name, nesting_of_child
-from conv_tasks.statuses import Action, Status
-from conv_tasks.errors import Conflict, NotFound
+from conv_tasks.engine.payload import read_stored_output
+from conv_tasks.engine.read import stored_outputs
+from conv_tasks.engine.stack import ChangeRequest, NewStackRequest, StackControl
 from conv_tasks.resources.child_stacks import ChildRequest, ChildStack
-from conv_tasks.template import ResourceData
+from conv_tasks.statuses import Action, Status
 
 
 class EngineChildStacks:
@@ -38,23 +28,20 @@ class EngineChildStacks:
 
     def __init__(self, env: EngineEnv) -> None:
         self._env = env
+        self._control = StackControl(env)
 
     def create(
         self, *, parent_stack_id: str, resource_name: str, token: str, request: ChildRequest
     ) -> str:
-        with session_scope() as session:
-            parent = stack_repo.get_stack(session, parent_stack_id)
-            files, environment = _inherited(session, parent, request.provider)
-            secrets = _hidden_values(self._env, session, parent)
-            tenant, parent_name = parent.tenant, parent.name
-            nesting = nesting_of_child(parent.id, parent.name, parent.nested_depth, resource_name)
+        with self._env.db.transaction() as tx:
+            parent = tx.stacks.get(parent_stack_id)
+            files, environment = _inherited(tx, parent, request.provider)
+            secrets = _hidden_values(self._env, tx, parent)
         template, parameters = with_inherited_secrets(
             request.template, request.parameters, secrets, files=files
         )
-        result = operations.create_stack(
-            self._env,
-            tenant=tenant,
-            name=child_stack_name(parent_name, resource_name, token),
+        wanted = NewStackRequest(
+            name=parent.name,  # StackControl names the child after its parent's resource
             template=template,
             parameters=parameters,
             disable_rollback=True,
@@ -62,121 +49,81 @@ class EngineChildStacks:
             idempotency_key=token,
             environment=environment,
             files=files,
-            nesting=nesting,
-            facade=request.facade,
         )
-        return str(result["stack_id"])
+        return self._control.create_child(parent, resource_name, token, wanted, request.facade)
 
     def update(self, child_id: str, request: ChildRequest) -> None:
-        with session_scope() as session:
-            child = stack_repo.get_stack(session, child_id)
-            tenant = child.tenant
-            parent = session.get(Stack, child.parent_stack_id) if child.parent_stack_id else None
-            files, environment = _inherited(session, parent, request.provider)
-            secrets = _hidden_values(self._env, session, parent)
+        with self._env.db.transaction() as tx:
+            child = tx.stacks.get(child_id)
+            parent = tx.stacks.get_any(child.parent_stack_id) if child.parent_stack_id else None
+            files, environment = _inherited(tx, parent, request.provider)
+            secrets = _hidden_values(self._env, tx, parent)
         template, parameters = with_inherited_secrets(
             request.template, request.parameters, secrets, files=files
         )
-        operations.update_stack(
-            self._env,
-            tenant=tenant,
-            stack_ref=child_id,
-            template=template,
-            parameters=parameters,
-            timeout_mins=request.timeout_mins,
-            environment=environment,
-            files=files,
-            via_parent=True,
-            facade=request.facade,
+        change = ChangeRequest(template, parameters, environment=environment, files=files)
+        self._control.update_child(
+            child_id, change, timeout_mins=request.timeout_mins, facade=request.facade
         )
 
     def delete(self, child_id: str) -> None:
-        with session_scope() as session:
-            try:
-                child = stack_repo.get_stack(session, child_id)
-            except NotFound:
-                return  # deleted already: a repeated step
-            if child.action == Action.DELETE and child.status == Status.IN_PROGRESS:
-                return
-            tenant = child.tenant
-        operations.delete_stack(self._env, tenant=tenant, stack_ref=child_id, via_parent=True)
+        self._control.delete_child(child_id)
 
     def cancel(self, child_id: str) -> None:
-        with session_scope() as session:
-            try:
-                child = stack_repo.get_stack(session, child_id)
-            except NotFound:
-                return
-            under_way = child.status == Status.IN_PROGRESS and child.action in (
-                Action.CREATE,
-                Action.UPDATE,
-            )
-            tenant = child.tenant
-        if not under_way:
-            return
-        # Conflict: it ended meanwhile, and nothing is left to cancel.
-        with contextlib.suppress(Conflict):
-            operations.cancel_update(
-                self._env, tenant=tenant, stack_ref=child_id, rollback=False, via_parent=True
-            )
+        self._control.cancel_child(child_id)
 
     def template(self, child_id: str) -> dict[str, Any]:
-        with session_scope() as session:
-            child = stack_repo.get_stack(session, child_id)
+        with self._env.db.transaction() as tx:
+            child = tx.stacks.get(child_id)
             if child.raw_template_id is None:
                 return {}
-            return dict(template_repo.get_template(session, child.raw_template_id).template)
+            return dict(tx.templates.get(child.raw_template_id).template)
 
     def failed_resources(self, child_id: str) -> frozenset[str]:
-        with session_scope() as session:
+        with self._env.db.transaction() as tx:
             return frozenset(
                 row.name
-                for row in resource_repo.versions(session, child_id)
-                if row.replaced_by is None and row.status == Status.FAILED
+                for row in tx.resources.of_stack(child_id)
+                if row.is_head and row.status == Status.FAILED
             )
 
     def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
-        with session_scope() as session:
-            stmt = select(Stack.id).where(
-                Stack.parent_stack_id == parent_stack_id,
-                Stack.idempotency_key.in_(creation_keys(token)),
-                Stack.deleted_at.is_(None),
-            )
-            return session.scalars(stmt).first()
+        with self._env.db.transaction() as tx:
+            return tx.stacks.made_for(parent_stack_id, creation_keys(token))
 
     def check(self, child_id: str, key: str) -> ChildStack:
-        check_for_parent(self._env, child_id, key)
+        self._control.check_child(child_id, key)
         return self.get(child_id)
 
     def get(self, child_id: str) -> ChildStack:
-        with session_scope() as session:
-            child = session.get(Stack, child_id)
+        with self._env.db.transaction() as tx:
+            child = tx.stacks.get_any(child_id)
             if child is None:
                 return ChildStack(child_id, "", Action.DELETE, Status.COMPLETE, deleted=True)
             outputs: dict[str, Any] = {}
-            if child.deleted_at is None and child.status == Status.COMPLETE:
-                outputs = _outputs(self._env, session, child)
+            if not child.deleted and child.status == Status.COMPLETE:
+                outputs = _outputs(self._env, tx, child)
             return ChildStack(
                 id=child.id,
                 name=child.name,
                 action=child.action,
                 status=child.status,
-                reason=child.status_reason or "",
+                reason=child.status_reason,
                 outputs=outputs,
-                deleted=child.deleted_at is not None,
+                deleted=child.deleted,
             )
 
 
 def creation_keys(token: str) -> list[str]:
     """The idempotency keys a create step of the version that `token` names may have used
     (a nested resource whose create failed before its child existed creates it on update).
-    Tokens are `<stack>:<version>:<action>` (engine.actions.action_context)."""
+    Tokens are `<stack>:<version>:<action>` (engine.node.actions.action_context)."""
     version = token.rsplit(":", 1)[0]
     return [f"{version}:{Action.CREATE}", f"{version}:{Action.UPDATE}"]
 
 
 def _inherited(
-    session: Session, stack: Stack | None, provider: str | None
+    tx: Transaction, stack: StackRow | None, provider: str | None
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The files map and environment a parent hands down to a child, as Heat does: its
     files (get_file, provider templates), its parameter_defaults and its stack-wide
@@ -184,7 +131,7 @@ def _inherited(
     `parameters` (they name the parent's parameters) nor its per-resource mappings."""
     if stack is None or stack.raw_template_id is None:
         return {}, []
-    raw = template_repo.get_template(session, stack.raw_template_id)
+    raw = tx.templates.get(stack.raw_template_id)
     stored = dict(raw.environment or {})
     environment: dict[str, Any] = {}
     if stored.get("parameter_defaults"):
@@ -199,31 +146,30 @@ def _inherited(
     return dict(raw.files or {}), [environment] if environment else []
 
 
-def _hidden_values(env: EngineEnv, session: Session, stack: Stack | None) -> list[Any]:
+def _hidden_values(env: EngineEnv, tx: Transaction, stack: StackRow | None) -> list[Any]:
     """The values of the stack's hidden parameters (its inherited ones included) and of its
     resources' secret attributes (a wait condition handle's token, handed to a child through
     get_attr, stays a secret there)."""
     if stack is None or stack.raw_template_id is None:
         return []
-    raw = template_repo.get_template(session, stack.raw_template_id)
-    definition = env.definitions.of_row(raw)
+    definition = env.definitions.of_row(tx.templates.get(stack.raw_template_id))
     hidden = definition.template.hidden_parameters()
     values = [value for name, value in definition.parameters.items() if name in hidden]
     if definition.secret_attributes:  # read only for stacks that have secrets
-        values.extend(_secret_attribute_values(session, stack.id, definition.secret_attributes))
+        values.extend(_secret_attribute_values(tx, stack.id, definition.secret_attributes))
     return values
 
 
 def _secret_attribute_values(
-    session: Session, stack_id: str, secret: Mapping[str, frozenset[str]]
+    tx: Transaction, stack_id: str, secret: Mapping[str, frozenset[str]]
 ) -> list[str]:
     """The stored values (those read by get_attr) of the stack's secret attributes, as text."""
     found: list[str] = []
-    for row in resource_repo.versions(session, stack_id):
+    for row in tx.resources.of_stack(stack_id):
         names = secret.get(row.name)
-        if not names or row.replaced_by is not None:
+        if not names or not row.is_head:
             continue
-        attributes = dict((row.attr_data or {}).get("attributes") or {})
+        attributes = read_stored_output(row.attr_data).attributes
         found.extend(_texts([attributes[name] for name in names if name in attributes]))
     return found
 
@@ -239,17 +185,10 @@ def _texts(value: Any) -> list[str]:
     return []
 
 
-def _outputs(env: EngineEnv, session: Session, child: Stack) -> dict[str, Any]:
+def _outputs(env: EngineEnv, tx: Transaction, child: StackRow) -> dict[str, Any]:
     """The child's output values; one derived from its hidden parameters is masked."""
     if child.raw_template_id is None:
         return {}
-    raw = template_repo.get_template(session, child.raw_template_id)
-    definition = env.definitions.of_row(raw)
-    inputs = {
-        row.name: ResourceData(
-            row.attr_data.get("ref"), dict(row.attr_data.get("attributes") or {})
-        )
-        for row in resource_repo.versions(session, child.id)
-        if row.replaced_by is None and row.attr_data
-    }
-    return {name: out.get("value") for name, out in definition.shown_outputs(inputs).items()}
+    definition = env.definitions.of_row(tx.templates.get(child.raw_template_id))
+    outputs = definition.shown_outputs(stored_outputs(tx, child.id))
+    return {name: out.get("value") for name, out in outputs.items()}

@@ -13,29 +13,27 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy.orm import Session
-
-from conv_tasks.db import events as event_repo
-from conv_tasks.db import wait_handles as handle_repo
-from conv_tasks.db.models import Stack, WaitConditionHandleRow
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import EventRecord, HandleRow, StackRow, Transaction, signals_of
 from conv_tasks.deployments.credentials import matches
-from conv_tasks.statuses import Action, Status
-from conv_tasks.engine.read.views import stack_definition
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.read import stack_definition
 from conv_tasks.errors import NotAuthorized, NotFound
+from conv_tasks.statuses import Action, Status
 from conv_tasks.waitconditions.signals import parse_signal, record
 
 REFUSED = "Signal refused: the wait condition handle is unknown or the token does not match it."
 
 
-def signal_handle(handle_id: str, token: str, details: dict[str, Any]) -> dict[str, Any]:
+def signal_handle(
+    env: EngineEnv, handle_id: str, token: str, details: dict[str, Any]
+) -> dict[str, Any]:
     """A host's signal: checked against the handle's token."""
-    with session_scope() as session:
-        row = handle_repo.lock_handle(session, handle_id)
+    with env.db.transaction() as tx:
+        row = tx.handles.lock(handle_id)
         if row is None or not matches(token, row.credential_hash):
             raise NotAuthorized(REFUSED)
-        stack = session.get(Stack, row.stack_id)
-        if stack is None or stack.deleted_at is not None:
+        stack = tx.stacks.get_any(row.stack_id)
+        if stack is None or stack.deleted:
             raise NotFound(
                 f"Signal refused: the stack of wait condition handle {row.resource_name} "
                 "was deleted."
@@ -46,26 +44,25 @@ def signal_handle(handle_id: str, token: str, details: dict[str, Any]) -> dict[s
                 f"{stack.name!r} was deleted (an update replaced or removed it); signal the "
                 "handle the stack has now, with its token."
             )
-        return apply_handle_signal(session, stack, row, details)
+        return apply_handle_signal(env, tx, stack, row, details)
 
 
 def apply_handle_signal(
-    session: Session, stack: Stack, row: WaitConditionHandleRow, details: dict[str, Any]
+    env: EngineEnv, tx: Transaction, stack: StackRow, row: HandleRow, details: dict[str, Any]
 ) -> dict[str, Any]:
-    """Record a signal on a locked handle row of `stack`, with its event."""
-    held = handle_repo.signals_of(row)
+    """Record a signal on a handle row of `stack` this transaction locked, with its event."""
+    held = signals_of(row)
     signal = parse_signal(details, held)
     replaced = any(s.id == signal.id for s in held)
     signals = record(held, signal)
-    handle_repo.save_signals(session, row, signals)
-    definition = stack_definition(session, stack)
+    tx.handles.save_signals(row.id, signals)
+    definition = stack_definition(env, tx, stack)
     text = f"Signal: status:{signal.status} reason:{signal.reason}"
     if definition is not None:
         text = definition.reason(row.resource_name, text)
-    event_repo.add_events(
-        session,
+    tx.events.add(
         [
-            event_repo.EventRecord(
+            EventRecord(
                 stack.id,
                 Action.SIGNAL,
                 Status.COMPLETE,

@@ -1,0 +1,49 @@
+"""Building an engine environment for a process: the one place that puts the parts together.
+
+It wires the real services (PostgreSQL through conv_tasks.db, Redis SyncPoints, the
+resource types' stores) and the two callbacks the node path needs (the end of a
+traversal, the nested-stack service). Tests assemble their own environments instead,
+with stand-ins where they need them.
+"""
+
+from __future__ import annotations
+
+from conv_tasks.db import Database, PostgresDeployments, PostgresSandbox, PostgresWaitHandles
+from conv_tasks.engine.definition import Definitions
+from conv_tasks.engine.dispatch import Dispatcher
+from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.features import EngineChildStacks
+from conv_tasks.engine.stack import end_traversal
+from conv_tasks.resources import Registry, default_registry
+from conv_tasks.settings import Settings, get_settings
+from conv_tasks.syncpoint import SyncPointStore
+from conv_tasks.syncpoint.connection import get_redis
+
+
+def build_env(
+    settings: Settings, dispatcher: Dispatcher, *, registry: Registry | None = None
+) -> EngineEnv:
+    """An environment on the services `settings` name, enqueueing nodes with `dispatcher`."""
+    url = settings.database_url
+    syncpoints = SyncPointStore(
+        get_redis(settings.redis_url), prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl
+    )
+    env = EngineEnv(
+        settings=settings,
+        db=Database(url),
+        syncpoints=syncpoints,
+        dispatcher=dispatcher,
+        registry=registry or default_registry(),
+        definitions=Definitions(settings.cache_bytes),
+        sandbox=PostgresSandbox(url),
+        deployments=PostgresDeployments(url),
+        wait_handles=PostgresWaitHandles(url),
+        end_traversal=end_traversal,
+    )
+    env.children = EngineChildStacks(env)
+    return env
+
+
+def default_env(dispatcher: Dispatcher) -> EngineEnv:
+    """An environment on the configured services (CONV_TASKS_* settings)."""
+    return build_env(get_settings(), dispatcher)
