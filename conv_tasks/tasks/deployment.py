@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import deployment_access, deployment_signal, deployment_views
-from conv_tasks.tasks.payloads import Field
+from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.request import ResultHiddenTask
 
