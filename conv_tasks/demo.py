@@ -23,8 +23,7 @@ from typing import Any
 import click
 
 from conv_tasks.celery_processes import CeleryProcesses
-from conv_tasks.cli import output
-from conv_tasks.cli.progress import follow
+from conv_tasks.cli import render
 from conv_tasks.client import Client
 from conv_tasks.db.migrate import ensure_database, upgrade
 
@@ -174,9 +173,9 @@ def _deployment(client: Client, run: str, log_dir: Path) -> None:
 
 def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> None:
     click.secho(f"\n== {title}", bold=True)
-    final = follow(client, started, timeout=300)
+    final = render.follow(client, started, timeout=300)
     if not final["status"].startswith("DELETE"):
-        output.table(client.resources(stack), ["name", "type", "version", "physical_id", "status"])
+        render.table(client.resources(stack), ["name", "type", "version", "physical_id", "status"])
         outputs = client.outputs(stack)
         if outputs:
             click.echo("outputs: " + ", ".join(f"{k}={v.get('value')}" for k, v in outputs.items()))

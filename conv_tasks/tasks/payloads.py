@@ -4,7 +4,7 @@ Every problem in a payload is reported at once, by field name, before
 anything is changed. This is the one place every public task's input passes:
 the whole payload is measured against conv_tasks.limits first (bytes, depth,
 storable strings, finite numbers), then validated against the task's JSON
-Schema (generated from its Field specs: conv_tasks.tasks.payload_schema), and
+Schema (payload_schema.py makes it from the task's Fields, payload_fields.py), and
 each field against its spec (type, name rules, numeric bounds, size), which
 words the refusals and checks what a schema cannot say (UTF-8 byte sizes).
 """
@@ -12,52 +12,18 @@ words the refusals and checks what a schema cannot say (UTF-8 byte sizes).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
 from conv_tasks.errors import PayloadError, Problem
 from conv_tasks.input_text import name_problem
+from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.payload_limits import measure_payload
 from conv_tasks.tasks.payload_schema import kwargs_schema, schema_paths
 
 _MISSING = object()
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A value from conv_tasks.limits with the constant's name, which refusals give."""
-
-    value: int
-    name: str
-
-
-@dataclass(frozen=True)
-class Field:
-    """One keyword argument of a public task.
-
-    `is_name`: a string that names something (conv_tasks.input_text rules);
-    `low`/`high`: inclusive bounds of an integer; `max_bytes`: the most the
-    value may weigh as JSON (a string: its UTF-8 text); `items`: what a list's items or
-    a mapping's values may be; `check`: the problems of a value of the right type, each
-    at its own path (a list's items); `schema`: more JSON Schema keywords for the field
-    (what `check` refuses, as far as a schema can say).
-    """
-
-    name: str
-    kinds: tuple[type, ...]
-    required: bool = False
-    default: Any = None
-    description: str = ""
-    is_name: bool = False
-    low: int | None = None
-    high: Limit | None = None
-    max_bytes: Limit | None = None
-    items: tuple[type, ...] = ()  # the kinds a list's items (a mapping's values) may be
-    check: Callable[[Any, str], list[Problem]] | None = None
-    schema: Mapping[str, Any] | None = None
 
 
 def _kind_names(kinds: tuple[type, ...]) -> str:

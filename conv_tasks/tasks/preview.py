@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import preview_stack
-from conv_tasks.tasks.payloads import Field
+from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES

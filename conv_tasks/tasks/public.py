@@ -17,7 +17,8 @@ from celery import Task
 
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.tasks.app import app
-from conv_tasks.tasks.payloads import Field, parse_payload
+from conv_tasks.tasks.payload_fields import Field
+from conv_tasks.tasks.payloads import parse_payload
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,7 @@ from conv_tasks.limits import (
     MIN_TIMEOUT_MINS,
 )
 from conv_tasks.tags import TagFilter, tag_problems
-from conv_tasks.tasks.payloads import Field, Limit
+from conv_tasks.tasks.payload_fields import Field, Limit
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 

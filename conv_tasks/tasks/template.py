@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import validate_template
-from conv_tasks.tasks.payloads import Field
+from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.public import TENANT, public_task
 from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES
 

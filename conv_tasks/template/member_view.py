@@ -11,6 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conv_tasks.template.group_attributes import (
+    GroupView,
+    MemberData,
+    all_group_attributes,
+    group_attribute,
+)
+
 MEMBER_VIEW = "__member_view__"
 
 
@@ -36,15 +43,6 @@ def read_member_view(data: Mapping[str, Any], attribute: str | None, path: Seque
     """get_attr [group, attribute, *path] from the data member_view_data made (attribute
     None: get_attr [group], the group's attributes that need no member named). Raises
     ConvTasksError (InvalidInput, NotFound) for a reference that has no value."""
-    # Imported here: the group's attribute rules live with the group (resources/), which
-    # itself imports the template package.
-    from conv_tasks.resources.group.attributes import (
-        GroupView,
-        MemberData,
-        all_group_attributes,
-        group_attribute,
-    )
-
     members = {
         name: MemberData(name, member.get("ref"), dict(member.get("attributes") or {}))
         for name, member in (data.get("members") or {}).items()

@@ -7,7 +7,7 @@ import json
 import yaml
 from click.testing import CliRunner, Result
 
-from conv_tasks.cli.details import event_matches
+from conv_tasks.cli.commands.stack_views import event_matches
 from conv_tasks.cli.main import cli
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pydot
 
-from conv_tasks.cli.graph import COLOURS, colour, to_dot
+from conv_tasks.cli.render.graph import COLOURS, colour, to_dot
 from conv_tasks.engine.read.graph import CLEANED, NOT_STARTED, _status
 from conv_tasks.graph import NodeKey, Phase
 

@@ -7,8 +7,8 @@ import re
 
 from click.testing import CliRunner
 
-from conv_tasks.cli.graph import COLOURS
 from conv_tasks.cli.main import cli
+from conv_tasks.cli.render.graph import COLOURS
 from conv_tasks.client import Client
 
 TEMPLATE = """heat_template_version: 2018-08-31

@@ -12,8 +12,9 @@ from jsonschema import Draft202012Validator
 from conv_tasks.errors import PayloadError
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.contracts import contracts, public_tasks
+from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.payload_schema import kwargs_schema, schema_paths
-from conv_tasks.tasks.payloads import Field, parse_payload
+from conv_tasks.tasks.payloads import parse_payload
 
 # Tasks that are not part of the public interface: graph nodes, beat jobs, the health ping.
 INTERNAL = ("conv_tasks.node.", "conv_tasks.beat.", "conv_tasks.health.")

@@ -8,8 +8,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conv_tasks.errors import PayloadError
+from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.payload_schema import kwargs_schema
-from conv_tasks.tasks.payloads import Field, parse_payload
+from conv_tasks.tasks.payloads import parse_payload
 from conv_tasks.tasks.stack import ENVIRONMENT, FILES
 
 TASK = "conv_tasks.stack.example"

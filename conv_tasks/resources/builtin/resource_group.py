@@ -39,7 +39,6 @@ from conv_tasks.resources.group import (
     next_skiplist,
     plan_create,
     plan_update,
-    reference_problem,
     replay,
     static_group_problems,
     update_policy,
@@ -61,6 +60,7 @@ from conv_tasks.resources.plugin import (
 )
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
+from conv_tasks.template.group_attributes import reference_problem
 from conv_tasks.template.member_view import MEMBER_VIEW, member_view_data
 
 SKIPLIST = "skiplist"

@@ -1,6 +1,7 @@
 """OS::Heat::ResourceGroup, the parts that need no child stack: schemas, member names,
 the generated child template, batch plans, the rollout a plugin keeps between polls, and
-attribute assembly.
+the member attributes the child stack hands on (what get_attr on a group means is the
+template's: conv_tasks.template.group_attributes).
 
 Everything here is pure: values in, values out. The plugin that drives a child stack
 through a plan lives elsewhere; this package must never load or change a stack.
@@ -8,14 +9,7 @@ through a plan lives elsewhere; this package must never load or change a stack.
 
 from __future__ import annotations
 
-from conv_tasks.resources.group.attributes import (
-    GroupView,
-    MemberData,
-    all_group_attributes,
-    group_attribute,
-    member_attributes_needed,
-    reference_problem,
-)
+from conv_tasks.resources.group.attributes import member_attributes_needed
 from conv_tasks.resources.group.batches import (
     Batch,
     BatchPlan,
@@ -58,9 +52,7 @@ __all__ = [
     "BatchCreate",
     "BatchPlan",
     "GroupProperties",
-    "GroupView",
     "Member",
-    "MemberData",
     "MemberDefinition",
     "Move",
     "NextMove",
@@ -68,10 +60,8 @@ __all__ = [
     "RollingUpdate",
     "Rollout",
     "UpdatePolicy",
-    "all_group_attributes",
     "check_pause_fits",
     "child_template",
-    "group_attribute",
     "group_definer",
     "group_properties",
     "group_template",
@@ -83,7 +73,6 @@ __all__ = [
     "plan_batches",
     "plan_create",
     "plan_update",
-    "reference_problem",
     "removed_names",
     "replay",
     "resize",

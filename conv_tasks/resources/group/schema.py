@@ -21,6 +21,7 @@ from conv_tasks.resources.schema import (
     PropertySchema,
 )
 from conv_tasks.resources.support import SupportStatus
+from conv_tasks.template.group_attributes import ATTRIBUTES, REFS, REFS_MAP, REMOVED_RSRC_LIST
 
 TYPE_NAME = "OS::Heat::ResourceGroup"
 
@@ -49,13 +50,6 @@ BATCH_CREATE = "batch_create"
 MIN_IN_SERVICE = "min_in_service"
 MAX_BATCH_SIZE = "max_batch_size"
 PAUSE_TIME = "pause_time"
-
-REFS = "refs"
-REFS_MAP = "refs_map"
-ATTRIBUTES = "attributes"
-REMOVED_RSRC_LIST = "removed_rsrc_list"
-# resource.N (member N's reference) and resource.N.ATTR (an attribute of member N).
-MEMBER_PREFIX = "resource."
 
 PROPERTIES: Mapping[str, PropertySchema] = {
     COUNT: PropertySchema(

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.resources.group import (
-    MemberData,
     MemberDefinition,
     child_template,
     group_template,
@@ -14,6 +13,7 @@ from conv_tasks.resources.group import (
     members_from_outputs,
     substitute_index,
 )
+from conv_tasks.template.group_attributes import MemberData
 from conv_tasks.template.loader import load_template
 
 

@@ -1,6 +1,7 @@
-"""`conv-tasks db purge`: delete stacks deleted long ago and old events, now, in batches.
+"""`conv-tasks db upgrade|purge`: the database's schema, and deleting what is kept too long.
 
-The same purge beat runs every CONV_TASKS_PURGE_INTERVAL (conv_tasks.engine's upkeep),
+`db purge` deletes stacks deleted long ago and old events, now, in batches: the
+same purge beat runs every CONV_TASKS_PURGE_INTERVAL (the engine's upkeep),
 with the retention settings; the options here override them for one run.
 """
 
@@ -10,7 +11,8 @@ from typing import Any
 
 import click
 
-from conv_tasks.cli import output
+from conv_tasks.cli import render
+from conv_tasks.cli.context import Context, pass_ctx
 from conv_tasks.durations import format_duration, parse_duration
 
 
@@ -51,7 +53,25 @@ def describe(report: dict[str, Any], deleted_after: float | None, events: float 
     return sentence
 
 
-@click.command("purge")
+@click.group()
+def db() -> None:
+    """Database administration."""
+
+
+@db.command("upgrade")
+@click.option("--revision", default="head", show_default=True)
+@click.option("--create-database", is_flag=True, help="Create the database first if missing.")
+def db_upgrade(revision: str, create_database: bool) -> None:
+    """Bring the database schema up to date."""
+    from conv_tasks.db.migrate import ensure_database, upgrade
+
+    if create_database and ensure_database():
+        click.echo("created the database")
+    upgrade(revision=revision)
+    click.echo(f"database schema at {revision}")
+
+
+@db.command("purge")
 @click.option(
     "--older-than",
     type=Age(),
@@ -77,9 +97,9 @@ def describe(report: dict[str, Any], deleted_after: float | None, events: float 
     metavar="N",
     help="Rows one transaction deletes at most. [default: $CONV_TASKS_PURGE_BATCH, 1000]",
 )
-@click.pass_context
+@pass_ctx
 def db_purge(
-    ctx: click.Context,
+    ctx: Context,
     older_than: float | None,
     events_older_than: float | None,
     keep_events: int | None,
@@ -104,7 +124,7 @@ def db_purge(
         batch_size=batch_size or policy.batch_size,
     )
     report = purge(Database(settings.database_url), policy).to_dict()
-    if getattr(ctx.obj, "as_json", False):
-        output.emit_json(report)
+    if ctx.as_json:
+        render.emit_json(report)
     else:
         click.echo(describe(report, policy.deleted_after, policy.event_retention))

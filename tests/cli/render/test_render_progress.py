@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conv_tasks.cli.progress import ProgressView, expected_status, resource_counts
+from conv_tasks.cli.render.progress import ProgressView, expected_status, resource_counts
 
 
 def event(resource: str | None, status: str) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """The live progress view shown while a stack operation runs.
 
 On a terminal, rich keeps a status line (elapsed time, stack status, resource
-counts) under the events as they print (conv_tasks/cli/screen.py); anywhere
+counts) under the events as they print (screen.py); anywhere
 else each event is one plain line and there is no status line.
 """
 
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conv_tasks.cli.failures import CliFailure, Exit
-from conv_tasks.client import Client
 
 if TYPE_CHECKING:
-    from conv_tasks.cli.screen import LiveLine
+    from conv_tasks.cli.render.screen import LiveLine
+    from conv_tasks.client import Client
 
 COLOURS = {"COMPLETE": "green", "FAILED": "red", "IN_PROGRESS": "yellow"}
 # The order the progress line names them in.
@@ -61,7 +61,7 @@ class ProgressView:
         self.latest: dict[str, str] = {}
         self._line: LiveLine | None = None
         if self.live:
-            from conv_tasks.cli.screen import LiveLine
+            from conv_tasks.cli.render.screen import LiveLine
 
             self._line = LiveLine()
 
@@ -70,7 +70,7 @@ class ProgressView:
         reason = f"  {event['reason']}" if event.get("reason") else ""
         stamp = (event.get("time") or "")[11:19]
         if self._line is not None:
-            from conv_tasks.cli.screen import status_text
+            from conv_tasks.cli.render.screen import status_text
 
             self._line.print(f"{stamp}  {who:<24} ", status_text(event["status"]), reason)
         else:
@@ -86,7 +86,7 @@ class ProgressView:
             return
         from rich.text import Text
 
-        from conv_tasks.cli.screen import status_text
+        from conv_tasks.cli.render.screen import status_text
 
         elapsed = time.monotonic() - self.started
         self._line.show(

@@ -1,6 +1,6 @@
 """Printing results: tables for people, JSON for scripts.
 
-On a terminal, tables and fields are drawn with rich (conv_tasks/cli/screen.py,
+On a terminal, tables and fields are drawn with rich (screen.py beside this module,
 imported only then); anywhere else (a pipe, a file, a test) they are the plain
 fixed-width text below, with no escape codes, which scripts may parse.
 """
@@ -26,9 +26,9 @@ def emit_json(data: Any) -> None:
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
     """A table of `columns` from each row: drawn by rich on a terminal, else fixed-width."""
-    cells = [[_cell(row.get(col)) for col in columns] for row in rows]
+    cells = [[cell(row.get(col)) for col in columns] for row in rows]
     if on_terminal():
-        from conv_tasks.cli import screen
+        from conv_tasks.cli.render import screen
 
         screen.table(cells, columns)
         return
@@ -42,21 +42,17 @@ def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
 def fields(data: Mapping[str, Any]) -> None:
     """One `key  value` line per field."""
     if on_terminal():
-        from conv_tasks.cli import screen
+        from conv_tasks.cli.render import screen
 
-        screen.fields({key: _cell(value) for key, value in data.items()})
+        screen.fields({key: cell(value) for key, value in data.items()})
         return
     width = max((len(k) for k in data), default=0)
     for key, value in data.items():
-        click.echo(f"{key.ljust(width)}  {_cell(value)}")
+        click.echo(f"{key.ljust(width)}  {cell(value)}")
 
 
 def cell(value: Any) -> str:
     """A value as one cell: blank for None, JSON for structures."""
-    return _cell(value)
-
-
-def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, dict | list):

@@ -9,16 +9,12 @@ never echoed back.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from conv_tasks.cli import output
-
-if TYPE_CHECKING:
-    from conv_tasks.cli.main import Context
-
-pass_ctx = click.pass_obj
+from conv_tasks.cli import render
+from conv_tasks.cli.context import Context, pass_ctx
 
 
 def _json(option: str, text: str) -> Any:
@@ -66,4 +62,4 @@ def wait_condition_signal(
     if data_json is not None:
         details["data"] = _json("--data", data_json)
     result = ctx.client().signal_wait_condition(handle, token, details)
-    output.emit_json(result) if ctx.as_json else click.echo(result.get("message", "signalled"))
+    render.emit_json(result) if ctx.as_json else click.echo(result.get("message", "signalled"))

@@ -1,10 +1,10 @@
 """What the CLI draws with rich on a terminal: tables, key/value fields and the live status line.
 
-Only conv_tasks/cli/output.py and conv_tasks/cli/progress.py import this module,
-and only once they know stdout is a terminal: a pipe, a file or `-f
-json|yaml|value` never loads rich (about 30 ms of start-up; README, "Libraries") and
-never gets its escape codes. Every cell is a rich `Text`, never a markup string,
-so a value such as `[red]x[/red]` in a template is printed as written.
+Only output.py and progress.py beside it import this module, and only once they know
+stdout is a terminal: a pipe, a file or `-f json|yaml|value` never loads rich (about
+30 ms of start-up; README, "Libraries") and never gets its escape codes. Every cell is
+a rich `Text`, never a markup string, so a value such as `[red]x[/red]` in a template is
+printed as written.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from conv_tasks.cli.main import Context, cli
+from conv_tasks.cli.context import Context
+from conv_tasks.cli.main import cli
 
 SHOWN = {
     "name": "deploy",

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import click
 import yaml
 
-from conv_tasks.cli import output
+from conv_tasks.cli.render.output import cell, emit_json, fields, table
 
 FORMATS = ("table", "json", "yaml", "value")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -72,7 +72,7 @@ def _pick(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
 
 def _emit_structured(fmt: str, data: Any) -> None:
     if fmt == "json":
-        output.emit_json(data)
+        emit_json(data)
     else:
         click.echo(yaml.safe_dump(data, sort_keys=True, default_flow_style=False).rstrip())
 
@@ -88,9 +88,9 @@ def emit_rows(rows: Sequence[Mapping[str, Any]], default: Sequence[str], as_json
     shown = list(columns or default)
     if fmt == "value":
         for row in rows:
-            click.echo(" ".join(output.cell(row.get(c)) for c in shown))
+            click.echo(" ".join(cell(row.get(c)) for c in shown))
         return
-    output.table(rows, shown)
+    table(rows, shown)
 
 
 def emit_fields(data: Mapping[str, Any], as_json: bool) -> None:
@@ -102,6 +102,6 @@ def emit_fields(data: Mapping[str, Any], as_json: bool) -> None:
         _emit_structured(fmt, picked)
     elif fmt == "value":
         for value in picked.values():
-            click.echo(output.cell(value))
+            click.echo(cell(value))
     else:
-        output.fields(picked)
+        fields(picked)

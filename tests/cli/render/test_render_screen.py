@@ -1,4 +1,5 @@
-"""Rich on a terminal, plain text elsewhere: conv_tasks/cli/screen.py and where the CLI uses it.
+"""Rich on a terminal, plain text elsewhere: conv_tasks/cli/render/screen.py and where the CLI
+uses it.
 
 Unit tests draw on a console that claims to be a terminal; process tests run the
 real `conv-tasks` with its stdout on a pseudo-terminal, and on a pipe.
@@ -18,7 +19,7 @@ from cli_process import CONV_TASKS, cli_env, tenant, test_resource, write_templa
 from rich.console import Console
 from rich.text import Text
 
-from conv_tasks.cli import screen
+from conv_tasks.cli.render import screen
 
 ESC = "\x1b["
 GREEN = "\x1b[32m"

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conv_tasks.cli import output
+from conv_tasks.cli.render import output
 
 
 def lines(capsys: pytest.CaptureFixture[str]) -> list[str]:

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
-from conv_tasks.cli import output
-
-if TYPE_CHECKING:
-    from conv_tasks.cli.main import Context
-
-# The group's commands get the CLI's Context as click's obj (conv_tasks.cli.main adds the group).
-pass_ctx = click.pass_obj
+from conv_tasks.cli import render
+from conv_tasks.cli.context import Context, pass_ctx
 
 
 @click.group()
@@ -37,13 +30,13 @@ def deployment_show(ctx: Context, stack_name: str, name: str) -> None:
     """Show deployment NAME of STACK_NAME: status, events, outputs, ends of stdout/stderr."""
     data = ctx.client().deployment(stack_name, name)
     if ctx.as_json:
-        output.emit_json(data)
+        render.emit_json(data)
         return
     events = data.pop("events", [])
     stdout, stderr = data.pop("deploy_stdout", ""), data.pop("deploy_stderr", "")
-    output.fields(data)
+    render.fields(data)
     click.echo("\nevents:")
-    output.table(events, ["time", "status", "reason"])
+    render.table(events, ["time", "status", "reason"])
     for title, text in (("stdout", stdout), ("stderr", stderr)):
         if text:
             click.echo(f"\n{title} (its end):\n{text.rstrip()}")
@@ -64,6 +57,6 @@ def deployment_credential(ctx: Context, stack_name: str, server: str, rotate: bo
     """
     result = ctx.client().deployment_credential(stack_name, server, rotate=rotate)
     if ctx.as_json:
-        output.emit_json(result)
+        render.emit_json(result)
     else:
         click.echo(result["credential"])

@@ -8,14 +8,14 @@ from typing import Any
 
 import click
 
-from conv_tasks.cli import output
+from conv_tasks.cli.render.output import emit_json
 
 _MARKS = {"create": "+", "update": "~", "replace": "-/+", "delete": "-", "unchanged": "="}
 
 
 def show_preview(result: dict[str, Any], *, as_json: bool) -> None:
     if as_json:
-        output.emit_json({k: v for k, v in result.items() if k != "ok"})
+        emit_json({k: v for k, v in result.items() if k != "ok"})
         return
     what = "update" if result["exists"] else "create"
     click.echo(f"Preview of the {what} of stack {result['stack']} (nothing was changed):")

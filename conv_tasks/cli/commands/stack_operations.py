@@ -1,0 +1,268 @@
+"""`conv-tasks stack create|update|preview|delete|rollback|cancel|check`: the operations on a
+stack, each answered with the stack's status and, with --wait, followed until it ends."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from typing import Any
+
+import click
+from celery.exceptions import TimeoutError as CeleryTimeoutError
+
+from conv_tasks.cli import render
+from conv_tasks.cli.commands.options import (
+    environment_option,
+    param_json_option,
+    param_option,
+    parameter_values,
+    read_template_files,
+    tag_list,
+    tags_option,
+)
+from conv_tasks.cli.context import Context, pass_ctx
+from conv_tasks.cli.failures import CliFailure, Exit
+
+wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
+wait_timeout_option = click.option(
+    "--wait-timeout",
+    default=3600.0,
+    show_default=True,
+    help="Seconds to follow the operation at most.",
+)
+existing_option = click.option(
+    "--existing",
+    is_flag=True,
+    help="Keep the parameters, environment and files the stack already has (patched with "
+    "those given).",
+)
+
+
+def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: float) -> None:
+    if ctx.as_json and not wait:
+        render.emit_json(result)
+        return
+    try:
+        if not ctx.as_json:
+            for warning in result.get("warnings") or ():
+                click.echo(f"WARNING: {warning}", err=True)
+            click.echo(
+                f"{result.get('name', result['stack_id'])}: {result['status']} "
+                f"(id {result['stack_id']})"
+            )
+        if not wait:
+            return
+        final = render.follow(ctx.client(), result, timeout=wait_timeout)
+    except KeyboardInterrupt:
+        raise render.interrupted(str(result.get("name") or result["stack_id"])) from None
+    if ctx.as_json:
+        render.emit_json(final)
+    if final["status"] != render.expected_status(result):
+        sys.exit(Exit.FAILED)
+
+
+@click.command("create")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
+@param_option
+@param_json_option
+@click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
+@click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
+@tags_option
+@click.option(
+    "--idempotency-key",
+    help="Sent again with the same key, the create answers with the stack it made. "
+    "[default: a new one, printed if no answer comes]",
+)
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_create(
+    ctx: Context,
+    name: str,
+    template_file: str,
+    environment_files: tuple[str, ...],
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    disable_rollback: bool,
+    timeout_mins: int | None,
+    idempotency_key: str | None,
+    tags: str | None,
+    wait: bool,
+    wait_timeout: float,
+) -> None:
+    """Create stack NAME from a template."""
+    key = idempotency_key or uuid.uuid4().hex
+    collected = read_template_files(template_file, environment_files)
+    try:
+        result = ctx.client().create(
+            name,
+            collected.template,
+            parameter_values(parameters, parameters_json),
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            idempotency_key=key,
+            environment=collected.environments,
+            files=collected.files,
+            tags=tag_list(tags),
+        )
+    except (TimeoutError, CeleryTimeoutError):
+        # The request may still run when a worker takes it: a retry with this key is safe.
+        raise CliFailure(
+            Exit.NO_ANSWER,
+            f"no answer to the create within {ctx.timeout:g}s (is a worker running?). It may "
+            f"still happen; retry with --idempotency-key {key} to get its stack, not a second one.",
+        ) from None
+    _started(ctx, result, wait, wait_timeout)
+
+
+def _show_preview(
+    ctx: Context,
+    name: str,
+    template_file: str | None,
+    environment_files: tuple[str, ...],
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    existing: bool,
+) -> None:
+    collected = read_template_files(template_file, environment_files)
+    preview = ctx.client().preview(
+        name,
+        collected.template,
+        parameter_values(parameters, parameters_json),
+        existing_parameters=existing,
+        environment=collected.environments,
+        files=collected.files,
+    )
+    render.show_preview(preview, as_json=ctx.as_json)
+
+
+@click.command("update")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", help="New HOT template file.")
+@environment_option
+@param_option
+@param_json_option
+@existing_option
+@click.option("--disable-rollback/--enable-rollback", default=None)
+@click.option("--timeout-mins", type=int)
+@tags_option
+@click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_update(
+    ctx: Context,
+    name: str,
+    template_file: str | None,
+    environment_files: tuple[str, ...],
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    existing: bool,
+    disable_rollback: bool | None,
+    timeout_mins: int | None,
+    tags: str | None,
+    dry_run: bool,
+    wait: bool,
+    wait_timeout: float,
+) -> None:
+    """Update stack NAME to a new template and/or parameters and environments. With a new
+    template and without --existing, the environments given replace the stack's. Without
+    --tags, the tags are kept when the template or --existing is, else cleared (Heat)."""
+    if dry_run:
+        _show_preview(
+            ctx, name, template_file, environment_files, parameters, parameters_json, existing
+        )
+        return
+    collected = read_template_files(template_file, environment_files)
+    result = ctx.client().update(
+        name,
+        collected.template,
+        parameter_values(parameters, parameters_json),
+        existing_parameters=existing,
+        disable_rollback=disable_rollback,
+        timeout_mins=timeout_mins,
+        environment=collected.environments,
+        files=collected.files,
+        tags=tag_list(tags),
+    )
+    _started(ctx, result, wait, wait_timeout)
+
+
+@click.command("preview")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
+@param_option
+@param_json_option
+@existing_option
+@pass_ctx
+def stack_preview(
+    ctx: Context,
+    name: str,
+    template_file: str,
+    environment_files: tuple[str, ...],
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    existing: bool,
+) -> None:
+    """Show what creating (or updating, if it exists) stack NAME from a template would do to
+    each resource; change nothing."""
+    _show_preview(
+        ctx, name, template_file, environment_files, parameters, parameters_json, existing
+    )
+
+
+@click.command("delete")
+@click.argument("name")
+@click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_delete(ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float) -> None:
+    """Delete stack NAME and every resource in it (asks first, unless --yes)."""
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError(
+                f"not deleting stack {name}: there is no terminal to confirm on; "
+                "pass --yes to delete it without asking"
+            )
+        if not click.confirm(f"Delete stack {name} and every resource in it?"):
+            click.echo(f"stack {name} not deleted", err=True)
+            sys.exit(1)
+    _started(ctx, ctx.client().delete(name), wait, wait_timeout)
+
+
+@click.command("rollback")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Roll stack NAME back to the last template that completed."""
+    _started(ctx, ctx.client().rollback(name), wait, wait_timeout)
+
+
+@click.command("cancel")
+@click.argument("name")
+@click.option("--no-rollback", is_flag=True, help="Stop the update where it stands.")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_cancel(
+    ctx: Context, name: str, no_rollback: bool, wait: bool, wait_timeout: float
+) -> None:
+    """Cancel the update in progress on stack NAME."""
+    _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
+
+
+@click.command("check")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
+    resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
+    _started(ctx, ctx.client().check(name), wait, wait_timeout)
