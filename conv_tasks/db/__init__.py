@@ -30,7 +30,7 @@ from conv_tasks.db.rows import (
     TemplateRow,
 )
 from conv_tasks.db.sandbox import PostgresSandbox
-from conv_tasks.db.session import statement_count
+from conv_tasks.db.session import reset_after_fork, statement_count
 from conv_tasks.db.stacks import RunningOperation
 from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
 
@@ -58,6 +58,7 @@ __all__ = [
     "Written",
     "config_of",
     "published_action",
+    "reset_after_fork",
     "signals_of",
     "statement_count",
     "version_of",

@@ -34,6 +34,6 @@ app.conf.worker_consumer = "conv_tasks.tasks.consumer:Consumer"
 @worker_process_init.connect
 def _after_fork(**_kwargs: Any) -> None:
     # A pool child must not share the parent's database connections.
-    from conv_tasks.db.session import reset_after_fork
+    from conv_tasks.db import reset_after_fork
 
     reset_after_fork()

@@ -68,6 +68,10 @@ def test_a_patch_update_drops_kept_parameters_the_new_template_lacks(client: Cli
     stack_id = client.create("patch", TOP_V1, {}, environment=environment, files=files)["stack_id"]
     assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
     # The new template declares no `site`: the stack's kept value is dropped, as in Heat.
+    # A preview of that update reads it as the update does (one planning step): it is not
+    # refused for the dropped parameter, and says what the update will do.
+    preview = client.preview(stack_id, PARENT, existing_parameters=True)
+    assert [(r["name"], r["action"]) for r in preview["resources"]] == [("inner", "update")]
     client.update(stack_id, PARENT, existing_parameters=True)
     assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
     assert "site" not in client.environment(stack_id).get("parameters", {})
