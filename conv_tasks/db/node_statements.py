@@ -157,8 +157,9 @@ SELECT new.*, true AS held, (SELECT woken FROM old) AS woken FROM new
 
 # Reinstate an older version that already matches the definition: it becomes the head under
 # our lease, the head we hold is marked replaced by it and released. Only if the version is
-# still as the node read it (complete, holding its resource, of that definition) and nobody
-# ever leased it since: a clean-up that leased it may have begun deleting it.
+# still as the node read it (complete, holding its resource, of that definition) and no node
+# holds a lease on it: a clean-up that leased it (and may have died holding the lease) may have
+# begun deleting it; one that let go either did nothing to it or recorded what it did.
 REINSTATE = text(
     f"""
 WITH prior AS (

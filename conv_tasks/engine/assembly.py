@@ -28,13 +28,14 @@ def build_env(
     syncpoints = SyncPointStore(
         get_redis(settings.redis_url), prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl
     )
+    registry = registry or default_registry()
     env = EngineEnv(
         settings=settings,
         db=Database(url),
         syncpoints=syncpoints,
         dispatcher=dispatcher,
-        registry=registry or default_registry(),
-        definitions=Definitions(settings.cache_bytes),
+        registry=registry,
+        definitions=Definitions(settings.cache_bytes, registry),
         sandbox=PostgresSandbox(url),
         deployments=PostgresDeployments(url),
         wait_handles=PostgresWaitHandles(url),

@@ -89,7 +89,7 @@ class SyncPointStore:
         (re)defined from scratch, so call this only for a traversal nobody
         finishes nodes of yet: a fresh traversal ID.
         """
-        prepared = _validate_points(traversal, points)
+        prepared = validate_points(traversal, points)
         for start in range(0, len(prepared), _CREATE_BATCH):
             # Each batch is one MULTI/EXEC: no reader sees a half-built point.
             pipe = self._redis.pipeline(transaction=True)
@@ -121,7 +121,7 @@ class SyncPointStore:
         problems: list[Problem] = []
         check_traversal(traversal, problems)
         check_name(node, "node", "the node name", problems)
-        encoded = _encode_data(output, problems)
+        encoded = encode_data(output, problems)
         settled = list(settled)
         for name in settled:
             check_name(name, "settled", "every settled node name", problems)
@@ -223,7 +223,7 @@ def _names(value: object, path: str, what: str, problems: list[Problem]) -> tupl
     return tuple(sorted(set(names)))
 
 
-def _validate_points(traversal: object, points: object) -> list[tuple[str, PointSpec]]:
+def validate_points(traversal: object, points: object) -> list[tuple[str, PointSpec]]:
     """Check a whole create() request; return (node, normalised spec) pairs or raise."""
     problems: list[Problem] = []
     check_traversal(traversal, problems)
@@ -253,7 +253,8 @@ def _validate_points(traversal: object, points: object) -> list[tuple[str, Point
     return prepared
 
 
-def _encode_data(data: object, problems: list[Problem]) -> str:
+def encode_data(data: object, problems: list[Problem]) -> str:
+    """A node's output as the JSON a point stores, or "" with the problem noted."""
     if data is None:
         return "{}"
     if not isinstance(data, Mapping):

@@ -240,10 +240,12 @@ def _build_stored(
     environment: Mapping[str, Any] | None,
     files: Mapping[str, str] | None,
     facade: Mapping[str, Any] | None = None,
+    registry: Registry | None = None,
 ) -> StackDefinition:
     return StackDefinition.build(
         template,
         parameters,
+        registry,
         files=files,
         environment=stored_environment(environment),
         facade=facade,
@@ -275,8 +277,10 @@ class Definitions:
     and kept until the budget needs the room for more recent ones.
     """
 
-    def __init__(self, budget: int) -> None:
+    def __init__(self, budget: int, registry: Registry | None = None) -> None:
         self._cache: ByteBoundedCache[int, StackDefinition] = ByteBoundedCache(budget)
+        # The types a stored template's definition is built with: the engine's registry.
+        self._registry = registry
 
     @property
     def used(self) -> int:
@@ -299,7 +303,7 @@ class Definitions:
         template, parameters = documents[0], documents[1]
         environment, files = (documents[2], documents[3]) if len(documents) >= 4 else (None, None)
         facade = documents[4] if len(documents) == 5 else None
-        definition = _build_stored(template, parameters, environment, files, facade)
+        definition = _build_stored(template, parameters, environment, files, facade, self._registry)
         self._cache.put(template_id, definition, definition_weight(*texts))
         return definition
 
@@ -337,7 +341,7 @@ class Definitions:
         found = self._cache.get(template_id)
         if found is not None:
             return found
-        definition = _build_stored(template, parameters, environment, files, facade)
+        definition = _build_stored(template, parameters, environment, files, facade, self._registry)
         self.remember(template_id, definition, template, parameters, environment, files, facade)
         return definition
 

@@ -6,13 +6,15 @@ import gc
 import json
 import tracemalloc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
 from conv_tasks.engine.definition.cache import ByteBoundedCache
 from conv_tasks.engine.definition.model import Definitions, StackDefinition, definition_weight
-from conv_tasks.errors import NotFound
+from conv_tasks.errors import NotFound, TemplateError
+from conv_tasks.resources import default_registry
+from conv_tasks.resources.builtin.none import NoneResource
 
 
 def test_least_recently_used_entries_go_first_to_stay_within_budget() -> None:
@@ -121,3 +123,22 @@ def test_definitions_beyond_the_budget_are_evicted() -> None:
     for template_id in range(1, 6):
         definitions.get(template_id, lambda _: (text, "{}"))
     assert definitions.used <= budget
+
+
+class ThirdPartyThing(NoneResource):
+    """A type only a custom registry has (as a plugin package's would be)."""
+
+    type_name: ClassVar[str] = "Example::Thing"
+
+
+def test_a_stored_template_is_built_with_the_engine_s_registry() -> None:
+    # A worker whose cache is cold builds a stored template's definition again: with the
+    # registry the engine was given, not the default one (which lacks the type).
+    text = json.dumps(
+        {"heat_template_version": "2018-08-31", "resources": {"t": {"type": "Example::Thing"}}}
+    )
+    registry = default_registry().with_types({"Example::Thing": ThirdPartyThing})
+    built = Definitions(10 * 2**20, registry).get(1, lambda _: (text, "{}"))
+    assert built.template.resources["t"].type == "Example::Thing"
+    with pytest.raises(TemplateError, match="Example::Thing"):
+        Definitions(10 * 2**20).get(1, lambda _: (text, "{}"))
