@@ -2,13 +2,15 @@
 
 Every call is a public task sent with `send_task`, exactly as a service that
 does not import conv_tasks would send it. A refused request raises the
-matching ConvTasksError.
+matching ConvTasksError; a broker, result store, PostgreSQL or SyncPoint Redis
+that cannot be reached raises errors.Unavailable, naming it.
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
+import functools
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +19,7 @@ from typing import Any
 from celery import Celery
 
 from conv_tasks import errors
+from conv_tasks.masked_url import masked, scrubbed
 
 _ERRORS: dict[str, type[errors.ConvTasksError]] = {
     cls.code: cls
@@ -60,6 +63,13 @@ _READS = frozenset(
 def _raise(result: Mapping[str, Any]) -> None:
     code = str(result.get("error", "error"))
     message = str(result.get("message", "request refused"))
+    if code == errors.Unavailable.code:
+        # A worker that could not reach PostgreSQL or the SyncPoint Redis (its URL masked).
+        raise errors.Unavailable(
+            str(result.get("service", "")),
+            str(result.get("url", "")),
+            str(result.get("detail", "")),
+        )
     cls = _ERRORS.get(code, errors.ConvTasksError)
     if issubclass(cls, errors.InvalidInput) or result.get("problems"):
         problems = [errors.Problem(p["path"], p["message"]) for p in result.get("problems", [])]
@@ -78,17 +88,43 @@ def _mapped(files: Mapping[str, str] | None) -> dict[str, str] | None:
     return dict(files) if files else None
 
 
+@functools.cache
+def sender_app() -> Celery:
+    """The Celery app a Client sends with when it is given none, one per process: conv_tasks'
+    settings (celeryconfig: broker, result store, queues, JSON), with task-sent events off
+    whatever CONV_TASKS_TASK_SENT_EVENTS says. That setting is for the workers' own sends (graph
+    nodes, beat's jobs); a request's sent event would show its sender's arguments in Flower
+    until a worker takes it (README, "Calling from another service")."""
+    app = Celery("conv_tasks.client")
+    app.config_from_object("celeryconfig")
+    app.conf.update(task_send_sent_event=False)
+    return app
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def _raised_in_result_backend(exc: BaseException) -> bool:
+    tb = exc.__traceback__
+    while tb is not None:
+        if str(tb.tb_frame.f_globals.get("__name__", "")).startswith("celery.backends."):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 class Client:
-    """A tenant's view of conv_tasks."""
+    """A tenant's view of conv_tasks.
+
+    Without `app`, it sends with sender_app(), which never sends task-sent events; an app
+    of yours is used with your settings as they are."""
 
     def __init__(
         self, app: Celery | None = None, *, tenant: str = "default", timeout: float = 60.0
     ) -> None:
-        if app is None:
-            from conv_tasks.tasks.app import app as default_app
-
-            app = default_app
-        self.app = app
+        self.app = app if app is not None else sender_app()
         self.tenant = tenant
         self.timeout = timeout
 
@@ -108,20 +144,56 @@ class Client:
             if name in shown:
                 shown[name] = "******"
         expires = self.timeout if task in _READS else None
-        sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown), expires=expires)
+        try:
+            sent = self.app.send_task(task, kwargs=payload, kwargsrepr=repr(shown), expires=expires)
+        except Exception as exc:
+            down = self._unreachable(exc)
+            if down is None:
+                raise
+            raise down from exc
         try:
             result = sent.get(timeout=self.timeout)
-        except BaseException:
+        except BaseException as exc:
             # Stop listening for the answer now: left to the result's finaliser, the
             # clean-up may run while the interpreter shuts down and print a traceback.
             with contextlib.suppress(Exception):
                 sent.backend.remove_pending_result(sent)
-            raise
+            down = self._unreachable(exc) if isinstance(exc, Exception) else None
+            if down is None:
+                raise
+            raise down from exc
         if task in _SECRET_RESULTS:
             sent.forget()
         if not isinstance(result, dict) or not result.get("ok"):
             _raise(result if isinstance(result, dict) else {"message": str(result)})
         return dict(result)
+
+    def _unreachable(self, exc: Exception) -> errors.Unavailable | None:
+        """The Unavailable for a send or a wait that could not reach the broker or the result
+        store; None for any other error."""
+        from kombu.exceptions import OperationalError as BrokerDown
+
+        conf = self.app.conf
+        result_store_errors = tuple(getattr(self.app.backend, "connection_errors", ()))
+        failure: BaseException
+        if isinstance(exc, BrokerDown):
+            # send_task subscribes to the result before it publishes, inside the broker
+            # connection's error wrapping: a result store that fails there arrives as the
+            # broker's OperationalError, but raised in Celery's result backend code.
+            if exc.__cause__ is None or not _raised_in_result_backend(exc.__cause__):
+                url = str(conf.broker_url or "")
+                return errors.Unavailable("broker", masked(url), scrubbed(_first_line(exc), url))
+            failure = exc.__cause__
+        elif isinstance(exc, RuntimeError) and isinstance(exc.__cause__, result_store_errors):
+            # Celery's result store gives up reconnecting with RuntimeError("Retry limit
+            # exceeded ..."), raised from the connection error it met last.
+            failure = exc.__cause__
+        elif isinstance(exc, result_store_errors):
+            failure = exc
+        else:
+            return None
+        url = str(conf.result_backend or "")
+        return errors.Unavailable("result_store", masked(url), scrubbed(_first_line(failure), url))
 
     # ------------------------------------------------------------ operations
     def create(

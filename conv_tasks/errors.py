@@ -176,3 +176,47 @@ class NotAuthorized(ConvTasksError):
     whether the thing asked for exists."""
 
     code = "not_authorized"
+
+
+# What conv_tasks calls each service it needs, and the setting that names it. The broker and
+# the result store are what a caller (Client, the CLI) talks to; PostgreSQL and the SyncPoint
+# Redis only the workers do.
+SERVICES: dict[str, tuple[str, str]] = {
+    "broker": ("the broker", "CONV_TASKS_BROKER_URL"),
+    "result_store": ("the result store", "CONV_TASKS_RESULT_BACKEND"),
+    "postgresql": ("PostgreSQL", "CONV_TASKS_DATABASE_URL"),
+    "syncpoint_redis": ("the SyncPoint Redis", "CONV_TASKS_REDIS_URL"),
+}
+WORKER_SERVICES = frozenset({"postgresql", "syncpoint_redis"})
+
+
+class Unavailable(ConvTasksError):
+    """A service conv_tasks needs cannot be reached: `service` is a key of SERVICES, `url` its
+    URL with the password already masked (this module imports nothing that could mask it), and
+    `detail` the first line of the error met. The request was not carried out, unless the
+    service went away in its middle: send it again once the service is back.
+
+    A worker answers it ({"ok": false, "error": "unavailable", "service", "url", ...}) when it
+    cannot reach PostgreSQL or the SyncPoint Redis; Client raises it for those answers and when
+    it cannot reach the broker or the result store itself."""
+
+    code = "unavailable"
+
+    def __init__(self, service: str, url: str, detail: str = "") -> None:
+        self.service = service
+        self.url = url
+        self.detail = detail
+        name, setting = SERVICES.get(service, (service, ""))
+        worker = service in WORKER_SERVICES
+        message = f"{'a worker ' if worker else ''}cannot reach {name} at {url}"
+        if detail:
+            message += f" ({detail})"
+        if setting:
+            whose = "the workers' " if worker else ""
+            message += f": start it, or point {whose}{setting} at it."
+        super().__init__(message)
+
+    def to_dict(self) -> dict[str, object]:
+        data = super().to_dict()
+        data.update(service=self.service, url=self.url, detail=self.detail, problems=[])
+        return data

@@ -15,7 +15,7 @@ from enum import IntEnum
 
 import click
 
-from conv_tasks.errors import ConvTasksError
+from conv_tasks.errors import ConvTasksError, Unavailable
 
 
 class Exit(IntEnum):
@@ -51,24 +51,28 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _safe_url(url: str) -> str:
-    from kombu.utils.url import maybe_sanitize_url
+    from conv_tasks.masked_url import masked
 
-    return str(maybe_sanitize_url(url))
+    return masked(url)
 
 
 def explain(exc: BaseException) -> tuple[Exit, str] | None:
     """The exit code and the one line for an exception a user can hit; None for a bug."""
+    if isinstance(exc, CliFailure):
+        return exc.code, exc.message
+    if isinstance(exc, Unavailable):
+        return Exit.UNREACHABLE, str(exc)
     from celery.exceptions import TimeoutError as NoAnswer
     from kombu.exceptions import OperationalError as BrokerDown
-    from psycopg import OperationalError as PsycopgDown
     from redis.exceptions import ConnectionError as RedisDown
     from redis.exceptions import TimeoutError as RedisTimeout
-    from sqlalchemy.exc import OperationalError as DatabaseDown
 
     from conv_tasks.settings import get_settings
 
-    if isinstance(exc, CliFailure):
-        return exc.code, exc.message
+    if isinstance(exc, RuntimeError) and isinstance(exc.__cause__, RedisDown | RedisTimeout):
+        # Celery's result store giving up ("Retry limit exceeded"): the connection error is
+        # what the user can act on (conv_tasks.client names it first, where it can).
+        exc = exc.__cause__
     if isinstance(exc, ConvTasksError):
         return Exit.FAILED, str(exc)
     settings = get_settings()
@@ -89,6 +93,11 @@ def explain(exc: BaseException) -> tuple[Exit, str] | None:
             f"cannot reach Redis at {_safe_url(backend)} ({_first_line(exc)}): start it, or "
             "point CONV_TASKS_RESULT_BACKEND and CONV_TASKS_REDIS_URL at it."
         )
+    if "sqlalchemy" not in sys.modules and "psycopg" not in sys.modules:
+        return None  # no database error, and importing them takes a second or more
+    from psycopg import OperationalError as PsycopgDown
+    from sqlalchemy.exc import OperationalError as DatabaseDown
+
     if isinstance(exc, DatabaseDown | PsycopgDown):
         orig = exc.orig if isinstance(exc, DatabaseDown) and exc.orig is not None else exc
         return Exit.UNREACHABLE, (

@@ -95,9 +95,16 @@ REFUSAL: dict[str, Any] = {
             "type": "string",
             "description": "A code: invalid_payload, invalid_template, invalid_parameters, "
             "invalid_environment, "
-            "dependency_cycle, not_found, not_supported, conflict, lost_race, not_authorized.",
+            "dependency_cycle, not_found, not_supported, conflict, lost_race, not_authorized, "
+            "unavailable (the worker cannot reach `service` at `url`).",
         },
         "message": _STRING,
+        "service": {
+            "enum": ["postgresql", "syncpoint_redis"],
+            "description": "unavailable: what the worker cannot reach.",
+        },
+        "url": {"type": "string", "description": "unavailable: its URL, the password masked."},
+        "detail": {"type": "string", "description": "unavailable: the error met."},
         "problems": {
             "type": "array",
             "items": {

@@ -4,6 +4,9 @@ Every public task (conv_tasks.tasks.stack, conv_tasks.tasks.deployment) is a
 function of checked keyword arguments returning a dict; the task answers
 {"ok": true, ...} with it, or {"ok": false, "error": code, "message": ...,
 "problems": [...]} when the request is refused (and then nothing changed).
+A worker that cannot reach PostgreSQL or the SyncPoint Redis answers the
+refusal `unavailable` with the service and its URL (password masked), which
+the caller can show in one line, instead of failing with a traceback.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 from celery import Task
 
 from conv_tasks.errors import ConvTasksError
+from conv_tasks.faults import TRANSIENT_FAULTS, unavailable
+from conv_tasks.settings import get_settings
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.payloads import parse_payload
@@ -47,6 +52,12 @@ def public_task(
             except ConvTasksError as exc:
                 log.info("%s refused: %s", name, exc)
                 return {"ok": False, **exc.to_dict()}
+            except TRANSIENT_FAULTS as exc:
+                down = unavailable(exc, get_settings())
+                if down is None:
+                    raise
+                log.warning("%s: %s", name, down)
+                return {"ok": False, **down.to_dict()}
             if isinstance(result, dict):
                 return {"ok": True, **result}
             return {"ok": True, "result": result}

@@ -98,15 +98,18 @@ class PrivatePostgres:
 
 
 class PrivateRedis:
-    """A redis-server of our own, keeping nothing on disk, on a free port."""
+    """A redis-server of our own, keeping nothing on disk, on a free port (asking for
+    `password`, when one is given)."""
 
-    def __init__(self) -> None:
+    def __init__(self, password: str = "") -> None:
         self.port = free_port()
+        self.password = password
         self.root = Path(tempfile.mkdtemp(prefix="conv-tasks-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, db: int = 0) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/{db}"
 
     def start(self) -> None:
         with open(self.root / "redis.log", "ab") as log:
@@ -114,11 +117,12 @@ class PrivateRedis:
                 [
                     "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--dir", str(self.root),
+                    *(["--requirepass", self.password] if self.password else []),
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )  # fmt: skip
-        client = redis.Redis(port=self.port)
+        client = self.client()
         deadline = time.monotonic() + 20
         while True:
             try:
@@ -131,7 +135,7 @@ class PrivateRedis:
         client.close()
 
     def client(self, db: int = 0) -> redis.Redis:
-        return redis.Redis(port=self.port, db=db)
+        return redis.Redis(port=self.port, db=db, password=self.password or None)
 
     def stop(self) -> None:
         if self.proc is not None:
