@@ -54,7 +54,7 @@ class BrokerOptions:
 
 
 def broker_options(url: str, *, visibility_timeout: float) -> BrokerOptions:
-    """Transport and transport options for the broker at `url`."""
+    """Which broker `url` names, and the transport options it needs."""
     kind = broker_kind(url)
     if kind is BrokerKind.REDIS:
         return BrokerOptions(
