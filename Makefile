@@ -71,11 +71,15 @@ demo: setup services
 	$(BIN)/python -m conv_tasks.demo
 
 # Flower on http://127.0.0.1:5555 for a developer's own workers (loopback only, no
-# authentication: deploy/ runs it behind authentication).
+# authentication: deploy/ runs it behind authentication). Its task list shows each task's
+# arguments (kwargs), which say which stack, resource and phase a graph node is; the same
+# columns as deploy/compose.yaml's.
 FLOWER_PORT ?= 5555
+FLOWER_TASKS_COLUMNS ?= name,kwargs,state,received,runtime,worker,uuid
 .PHONY: flower
 flower: setup
-	$(BIN)/celery -A conv_tasks.tasks.app flower --address=127.0.0.1 --port=$(FLOWER_PORT)
+	$(BIN)/celery -A conv_tasks.tasks.app flower --address=127.0.0.1 --port=$(FLOWER_PORT) \
+		--tasks_columns=$(FLOWER_TASKS_COLUMNS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

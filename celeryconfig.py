@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from conv_tasks.broker import redis_transport
 from conv_tasks.broker.options import (
     TASK_QUEUE,
     broker_options,
@@ -22,9 +23,11 @@ _broker = broker_options(_settings.broker_url, visibility_timeout=_settings.visi
 broker_url = _settings.broker_url
 # Redis or RabbitMQ, by the URL's scheme (conv_tasks/broker/options.py says what each needs).
 # On Redis: our transport, with which a worker survives a broker restart (see
-# conv_tasks/broker/redis_transport.py), and the visibility timeout after which unacknowledged
-# messages go back to the queue. On RabbitMQ: publisher confirms.
-broker_transport = _broker.transport
+# conv_tasks/broker/redis_transport.py), registered under kombu's own `redis`/`rediss` names
+# rather than set as `broker_transport`, so the URL stays redis:// and Flower's Broker page
+# knows it; and the visibility timeout after which unacknowledged messages go back to the
+# queue. On RabbitMQ: publisher confirms.
+redis_transport.register()
 broker_transport_options = _broker.transport_options
 result_backend = _settings.result_backend
 

@@ -121,6 +121,9 @@ class Settings:
     task_events: bool = True
     # Whether publishing a task also sends a task-sent event (one more broker message per task).
     task_sent_events: bool = False
+    # Whether reads (stack show, events, list, ...) send task events too: pollers send them
+    # every half second, and their rows would bury the graph nodes in Flower.
+    read_task_events: bool = False
     # Retention (the engine's upkeep): deleted stacks are purged this long after their
     # deletion, events of live stacks at this age, except each stack's latest `events_keep`.
     # None keeps them forever.
@@ -160,6 +163,9 @@ class Settings:
             task_events=_flag(env, "CONV_TASKS_TASK_EVENTS", cls.task_events, problems),
             task_sent_events=_flag(
                 env, "CONV_TASKS_TASK_SENT_EVENTS", cls.task_sent_events, problems
+            ),
+            read_task_events=_flag(
+                env, "CONV_TASKS_READ_TASK_EVENTS", cls.read_task_events, problems
             ),
             purge_deleted_after=_retention(
                 env, "CONV_TASKS_PURGE_DELETED_AFTER", cls.purge_deleted_after, problems

@@ -21,7 +21,6 @@ TASK_QUEUE = "conv_tasks"
 # Where graph nodes, their polls and retries, and beat jobs wait: apart from requests, so a read
 # never waits behind a large traversal (README, "Queues and worker pools").
 NODE_QUEUE = "conv_tasks.nodes"
-REDIS_TRANSPORT = "conv_tasks.broker.redis_transport:Transport"
 
 
 class BrokerKind(StrEnum):
@@ -51,21 +50,15 @@ class BrokerOptions:
     """The Celery settings that differ between brokers."""
 
     kind: BrokerKind
-    # An import path for Celery's `broker_transport`, or None for kombu's choice by URL scheme.
-    transport: str | None = None
     transport_options: dict[str, Any] = field(default_factory=dict)
 
 
 def broker_options(url: str, *, visibility_timeout: float) -> BrokerOptions:
-    """Transport and transport options for the broker at `url`."""
+    """Which broker `url` names, and the transport options it needs."""
     kind = broker_kind(url)
     if kind is BrokerKind.REDIS:
-        scheme = urlsplit(url).scheme.lower()
         return BrokerOptions(
             kind,
-            # Ours replaces kombu's plain Redis transport only, not Sentinel's; for
-            # `redis+socket://` kombu insists on choosing the transport itself.
-            transport=REDIS_TRANSPORT if scheme in ("redis", "rediss") else None,
             # A message a worker took and never acknowledged goes back to the queue after
             # this long. Longer than any countdown we use, so a delayed poll is not delivered
             # twice.

@@ -20,18 +20,28 @@ instead, which is the truth: it cannot reach its broker any more. kombu and
 Celery treat that as the lost connection it is: the close goes on, and the
 worker reconnects. The messages stay in Redis' unacknowledged set (when Redis
 kept them) and come back after the visibility timeout, as for a killed
-worker. Registered by `conv_tasks.broker.options` for redis:// and rediss://
-broker URLs; remove it once a kombu release no longer builds a pool from a
+worker. Remove it once a kombu release no longer builds a pool from a
 detached transport.
+
+`register()` makes it what kombu's own scheme names `redis` and `rediss` mean,
+so the broker URL stays `redis://…` wherever it is shown or parsed again:
+Flower chooses its broker client by that URL's scheme (a `broker_transport`
+import path became the scheme, and Flower's Broker page said "'redis' broker
+is not supported"), and logs and `celery inspect` show it as written.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import kombu.transport
 from kombu.transport import redis as kombu_redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+TRANSPORT_PATH = "conv_tasks.broker.redis_transport:Transport"
+# The names kombu gives its plain Redis transport: redis://, rediss:// and redis+socket:// URLs.
+# Sentinel (`sentinel://`) has a transport of its own and keeps it.
+REDIS_SCHEMES = ("redis", "rediss")
 DETACHED = "this broker channel belongs to a connection that was closed; reconnect and retry"
 
 
@@ -45,3 +55,14 @@ class Channel(kombu_redis.Channel):
 
 class Transport(kombu_redis.Transport):
     Channel = Channel
+
+
+def register() -> None:
+    """Make redis:// and rediss:// URLs mean our transport, in this process, for every kombu
+    connection (Celery's and any other). It only adds to kombu's: a connection that never
+    meets a detached channel behaves exactly as with kombu's own. Idempotent."""
+    for scheme in REDIS_SCHEMES:
+        kombu.transport.TRANSPORT_ALIASES[scheme] = TRANSPORT_PATH
+        # kombu remembers the class a name resolved to: a connection made before this call
+        # (another app in the process) would otherwise keep kombu's for every later one.
+        getattr(kombu.transport, "_transport_cache", {}).pop(scheme, None)

@@ -52,7 +52,7 @@ def credential(tenant: str, stack: str, server: str, rotate: bool) -> dict[str, 
     return engine.server_credential(engine_env(), tenant, stack, server, rotate=rotate)
 
 
-@public_task("conv_tasks.deployment.list", [TENANT, STACK], base=ResultHiddenTask)
+@public_task("conv_tasks.deployment.list", [TENANT, STACK], base=ResultHiddenTask, reads=True)
 def list_(tenant: str, stack: str) -> dict[str, Any]:
     return {"deployments": engine.list_deployments(engine_env(), tenant, stack)}
 
@@ -61,6 +61,7 @@ def list_(tenant: str, stack: str) -> dict[str, Any]:
     "conv_tasks.deployment.show",
     [TENANT, STACK, Field("name", (str,), required=True, is_name=True)],
     base=ResultHiddenTask,
+    reads=True,
 )
 def show(tenant: str, stack: str, name: str) -> dict[str, Any]:
     return {"deployment": engine.show_deployment(engine_env(), tenant, stack, name)}

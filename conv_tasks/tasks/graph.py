@@ -9,6 +9,6 @@ from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 
 
-@public_task("conv_tasks.stack.graph", [TENANT, STACK])
+@public_task("conv_tasks.stack.graph", [TENANT, STACK], reads=True)
 def graph(tenant: str, stack: str) -> dict[str, Any]:
     return stack_graph(engine_env(), tenant, stack)

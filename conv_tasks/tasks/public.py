@@ -7,6 +7,13 @@ function of checked keyword arguments returning a dict; the task answers
 A worker that cannot reach PostgreSQL or the SyncPoint Redis answers the
 refusal `unavailable` with the service and its URL (password masked), which
 the caller can show in one line, instead of failing with a traceback.
+
+A read (a task that changes nothing: show, list, events, ...) sends no task
+events unless CONV_TASKS_READ_TASK_EVENTS=1. Reads are what every poller sends
+again and again (the CLI's `--wait` and `--follow`, `Client.wait`, the API's
+clients, dashboards): with events, they were half of Flower's task list, and
+pushed the graph nodes out of the history Flower keeps. A read's failure still
+reaches the worker's log, and the request queue's depth Flower's Broker page.
 """
 
 from __future__ import annotations
@@ -37,9 +44,10 @@ PUBLIC_TASKS: dict[str, list[Field]] = {}
 
 
 def public_task(
-    name: str, fields: list[Field], *, base: type[Task] | None = None
+    name: str, fields: list[Field], *, base: type[Task] | None = None, reads: bool = False
 ) -> Callable[[Callable[..., dict[str, Any]]], Any]:
-    """Register func as the public task `name`, taking the keyword arguments `fields`."""
+    """Register func as the public task `name`, taking the keyword arguments `fields`;
+    `reads` says it changes nothing (see above for what that means to monitors)."""
 
     PUBLIC_TASKS[name] = fields
 
@@ -65,6 +73,8 @@ def public_task(
         options: dict[str, Any] = {"name": name, "acks_late": False}
         if base is not None:
             options["base"] = base
+        if reads:
+            options["send_events"] = get_settings().read_task_events
         return app.task(**options)(run)
 
     return decorate

@@ -178,7 +178,9 @@ def mark_unhealthy(
 
 
 @public_task(
-    "conv_tasks.stack.show", [TENANT, STACK, Field("include_deleted", (bool,), default=False)]
+    "conv_tasks.stack.show",
+    [TENANT, STACK, Field("include_deleted", (bool,), default=False)],
+    reads=True,
 )
 def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
     data = engine.show_stack(engine_env(), tenant, stack, include_deleted=include_deleted)
@@ -200,6 +202,7 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
         _tag_field("not_tags", "Only stacks that lack at least one of these tags."),
         _tag_field("not_tags_any", "Only stacks that have none of these tags."),
     ],
+    reads=True,
 )
 def list_(tenant: str, show_nested: bool, **filters: list[str] | None) -> dict[str, Any]:
     return {
@@ -212,6 +215,7 @@ def list_(tenant: str, show_nested: bool, **filters: list[str] | None) -> dict[s
 @public_task(
     "conv_tasks.stack.resources",
     [TENANT, STACK, Field("all_versions", (bool,), default=False), NESTED_DEPTH],
+    reads=True,
 )
 def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) -> dict[str, Any]:
     found = engine.list_resources(
@@ -228,6 +232,7 @@ def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) ->
         Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID")),
         NESTED_DEPTH,
     ],
+    reads=True,
 )
 def events(tenant: str, stack: str, after_id: int, nested_depth: int) -> dict[str, Any]:
     return {
@@ -237,12 +242,12 @@ def events(tenant: str, stack: str, after_id: int, nested_depth: int) -> dict[st
     }
 
 
-@public_task("conv_tasks.stack.outputs", [TENANT, STACK])
+@public_task("conv_tasks.stack.outputs", [TENANT, STACK], reads=True)
 def outputs(tenant: str, stack: str) -> dict[str, Any]:
     return {"outputs": engine.stack_outputs(engine_env(), tenant, stack)}
 
 
-@public_task("conv_tasks.stack.template", [TENANT, STACK])
+@public_task("conv_tasks.stack.template", [TENANT, STACK], reads=True)
 def template(tenant: str, stack: str) -> dict[str, Any]:
     return engine.show_template(engine_env(), tenant, stack)
 
@@ -250,6 +255,7 @@ def template(tenant: str, stack: str) -> dict[str, Any]:
 @public_task(
     "conv_tasks.resource.show",
     [TENANT, STACK, Field("resource", (str,), required=True, is_name=True)],
+    reads=True,
 )
 def resource_show(tenant: str, stack: str, resource: str) -> dict[str, Any]:
     return {"resource": engine.show_resource(engine_env(), tenant, stack, resource)}

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
+import kombu.transport
 import pytest
 import redis
 from kombu import Connection
+from kombu.transport import TRANSPORT_ALIASES
 
+from conv_tasks.broker import redis_transport
 from conv_tasks.broker.options import (
     NODE_QUEUE,
-    REDIS_TRANSPORT,
     TASK_QUEUE,
     BrokerKind,
     broker_kind,
@@ -18,7 +23,7 @@ from conv_tasks.broker.options import (
     conv_tasks_queues,
     conv_tasks_routes,
 )
-from conv_tasks.broker.redis_transport import Channel, Transport
+from conv_tasks.broker.redis_transport import TRANSPORT_PATH, Channel, Transport
 
 
 @pytest.mark.parametrize(
@@ -38,21 +43,20 @@ def test_broker_kind_by_scheme(url: str, kind: BrokerKind) -> None:
     assert broker_kind(url) is kind
 
 
-def test_redis_gets_our_transport_and_the_visibility_timeout() -> None:
-    options = broker_options("redis://127.0.0.1:6379/0", visibility_timeout=42.0)
-    assert options.transport == REDIS_TRANSPORT
-    assert options.transport_options == {"visibility_timeout": 42.0}
-    # Sentinel and unix sockets keep kombu's own transport, and the timeout.
-    for url in ("sentinel://10.0.0.1:26379", "redis+socket:///run/redis.sock"):
-        other = broker_options(url, visibility_timeout=42.0)
-        assert other.transport is None
-        assert other.transport_options == {"visibility_timeout": 42.0}
+def test_redis_gets_the_visibility_timeout() -> None:
+    for url in (
+        "redis://127.0.0.1:6379/0",
+        "sentinel://10.0.0.1:26379",
+        "redis+socket:///run/redis.sock",
+    ):
+        options = broker_options(url, visibility_timeout=42.0)
+        assert options.kind is BrokerKind.REDIS
+        assert options.transport_options == {"visibility_timeout": 42.0}
 
 
 def test_rabbitmq_gets_publisher_confirms_and_no_redis_options() -> None:
     options = broker_options("amqp://guest:guest@127.0.0.1:5672/conv", visibility_timeout=42.0)
     assert options.kind is BrokerKind.RABBITMQ
-    assert options.transport is None  # kombu's py-amqp transport, by the scheme
     assert options.transport_options == {"confirm_publish": True}
 
 
@@ -86,9 +90,49 @@ def test_graph_work_is_routed_apart_from_requests() -> None:
 
 
 def test_the_transport_path_names_our_transport() -> None:
-    conn = Connection("redis://127.0.0.1:1/0", transport=REDIS_TRANSPORT)
+    conn = Connection("redis://127.0.0.1:1/0", transport=TRANSPORT_PATH)
     assert conn.get_transport_cls() is Transport
     assert conn.transport.driver_type == "redis"  # Celery still treats it as its Redis broker
+
+
+def test_registered_redis_urls_mean_our_transport_and_stay_redis_urls(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As kombu ships them (the test's process may have registered ours already); restored after.
+    for scheme in ("redis", "rediss"):
+        monkeypatch.setitem(TRANSPORT_ALIASES, scheme, "kombu.transport.redis:Transport")
+    monkeypatch.setattr(kombu.transport, "_transport_cache", {})
+    assert Connection("redis://127.0.0.1:1/0").get_transport_cls() is not Transport
+    redis_transport.register()
+    redis_transport.register()  # twice is once
+    for url in ("redis://:s3cret@127.0.0.1:1/0", "rediss://127.0.0.1:1/0"):
+        conn = Connection(url)
+        assert conn.get_transport_cls() is Transport
+        # What Flower reads to choose its broker client: the scheme, not an import path.
+        shown = conn.as_uri()
+        assert shown.split("://")[0] == url.split("://")[0] and "s3cret" not in shown
+    assert Connection("redis+socket:///run/redis.sock").get_transport_cls() is Transport
+    # Sentinel keeps kombu's Sentinel transport.
+    assert Connection("sentinel://127.0.0.1:1").get_transport_cls() is not Transport
+
+
+def test_the_celery_app_speaks_redis_urls_through_our_transport() -> None:
+    # A process of its own, as a worker or Flower starts: only celeryconfig registers ours.
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from conv_tasks.tasks.app import app\n"
+            "with app.connection_for_write() as conn:\n"
+            "    print(conn.as_uri(), type(conn.transport).__module__)",
+        ],
+        env={**os.environ, "CONV_TASKS_BROKER_URL": "redis://:s3cret@127.0.0.1:1/3"},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.split()
+    assert shown == ["redis://:**@127.0.0.1:1/3", "conv_tasks.broker.redis_transport"]
 
 
 def test_a_channel_of_a_closed_connection_says_it_lost_the_connection() -> None:

@@ -173,7 +173,6 @@ def celery_app(env: Mapping[str, str]) -> Celery:
     app.config_from_object("celeryconfig")
     app.conf.update(
         broker_url=settings.broker_url,
-        broker_transport=broker.transport,
         broker_transport_options=broker.transport_options,
         result_backend=settings.result_backend,
     )

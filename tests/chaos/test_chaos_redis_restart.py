@@ -27,7 +27,7 @@ from celery import Celery
 from kombu import Connection, Consumer, Exchange, Queue
 from private_services import PrivateRedis, celery_app, log_text
 
-from conv_tasks.broker.options import REDIS_TRANSPORT
+from conv_tasks.broker.redis_transport import TRANSPORT_PATH
 from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
 
@@ -36,6 +36,7 @@ pytestmark = pytest.mark.broker(
 )
 
 WORKERS = ("w1", "w2", "w3")
+KOMBU_REDIS_TRANSPORT = "kombu.transport.redis:Transport"
 IDLE_RESTARTS = 2
 BUSY_RESTARTS = 3
 DOWN = 1.0  # seconds the broker stays down each time
@@ -57,7 +58,7 @@ class RestartableRedis(PrivateRedis):
         self.start()
 
 
-def _replay_connection_loss(redis_server: RestartableRedis, transport: str | None) -> None:
+def _replay_connection_loss(redis_server: RestartableRedis, transport: str) -> None:
     """What a Celery worker does with its broker connection when Redis goes away.
 
     The worker holds one message unacknowledged on its task channel and has a
@@ -99,7 +100,7 @@ def redis_server() -> Iterator[RestartableRedis]:
 def test_our_transport_closes_a_collected_connection_holding_messages(
     redis_server: RestartableRedis,
 ) -> None:
-    _replay_connection_loss(redis_server, REDIS_TRANSPORT)
+    _replay_connection_loss(redis_server, TRANSPORT_PATH)
 
 
 @pytest.mark.xfail(
@@ -109,7 +110,8 @@ def test_our_transport_closes_a_collected_connection_holding_messages(
     "release fixed it and conv_tasks/broker/redis_transport.py can go",
 )
 def test_kombu_transport_still_needs_our_fix(redis_server: RestartableRedis) -> None:
-    _replay_connection_loss(redis_server, None)
+    # By its path: once celeryconfig registered ours, `redis` no longer names kombu's.
+    _replay_connection_loss(redis_server, KOMBU_REDIS_TRANSPORT)
 
 
 @dataclass

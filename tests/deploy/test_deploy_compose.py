@@ -8,13 +8,14 @@ and sleep, so their retry and refusal are tried, not only read.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from deploy_tools import DEPLOY, ROOT, compose_config
+from deploy_tools import CLEAN_ENV, DEPLOY, ROOT, compose_config
 
 COMPOSE = DEPLOY / "compose.yaml"
 
@@ -224,3 +225,43 @@ def test_rabbitmq_refuses_to_start_without_a_password(
     started = _run_command(rabbitmq, {**env, "RABBITMQ_DEFAULT_PASS": "pw"})
     assert started.returncode == 0, started.stderr
     assert started.stdout.strip() == "entrypoint rabbitmq-server"
+
+
+def test_rabbitmq_serves_the_management_api_flower_reads_queue_depths_from(
+    config: dict[str, Any],
+) -> None:
+    # Flower's Broker page asks RabbitMQ's management API (http://<broker host>:15672/api/),
+    # which the plain image lacks: without it the page lists no queue.
+    assert config["services"]["rabbitmq"]["image"].endswith("-management")
+
+
+def _make_flower_columns() -> str:
+    """The task columns `make flower` gives Flower, as make expands them."""
+    done = subprocess.run(
+        ["make", "-n", "-o", "setup", "flower"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=CLEAN_ENV,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    [columns] = re.findall(r"--tasks_columns=(\S+)", done.stdout)
+    return columns
+
+
+def test_flower_lists_each_task_s_kwargs_in_compose_as_make_flower_does(
+    config: dict[str, Any],
+) -> None:
+    from flower.views.tasks import TASK_COLUMNS  # the pinned Flower's column names
+
+    columns = config["services"]["flower"]["environment"]["FLOWER_TASKS_COLUMNS"]
+    assert columns == _make_flower_columns()
+    slugs = columns.split(",")
+    assert "kwargs" in slugs and "name" in slugs
+    # Flower drops a name it does not know without a word: every one must be its own.
+    assert set(slugs) <= set(TASK_COLUMNS), set(slugs) - set(TASK_COLUMNS)
+    given = compose_config(COMPOSE, env={"FLOWER_TASKS_COLUMNS": "name,uuid"})
+    assert given.returncode == 0, given.stderr
+    flower = yaml.safe_load(given.stdout)["services"]["flower"]
+    assert flower["environment"]["FLOWER_TASKS_COLUMNS"] == "name,uuid"

@@ -105,3 +105,34 @@ def test_flower_names_each_node_fails_failed_resources_and_numbers_polls(
     assert polls[0] == 0 and len(polls) >= 2
     assert polls == list(range(len(polls)))
     assert all("poll" not in run["shown"] for run in by_resource[("good", "update")])
+
+
+# The reads a wait sends on every poll: the stack, and its events since the last poll.
+POLLS = ("conv_tasks.stack.show", "conv_tasks.stack.events")
+
+
+def test_a_wait_on_a_slow_stack_sends_flower_its_nodes_and_none_of_its_polls(
+    client: Client,
+) -> None:
+    name = f"polled-{uuid.uuid4().hex[:6]}"
+    polls: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = []
+    with _events(client) as seen:
+        stack_id = client.create(name, template({"slow": test_resource("s", wait_secs=3)}))[
+            "stack_id"
+        ]
+        # As `stack create --wait` follows it: the stack and its new events on every poll.
+        final = client.wait(stack_id, timeout=60, on_event=events.append, on_poll=polls.append)
+    assert final["status"] == "CREATE_COMPLETE"
+    assert len(polls) >= 4 and events  # the wait polled, and saw the stack's events
+
+    received: dict[str, int] = {}
+    for event in seen:
+        if event.get("type") == "task-received":
+            received[event["name"]] = received.get(event["name"], 0) + 1
+    # The slow resource's node ran and was polled: Flower lists it, once per delivery...
+    runs = _node_runs(seen, stack_id)
+    assert len(runs) >= 2 and all(run["ends"] == ["task-succeeded"] for run in runs.values())
+    assert received.get("conv_tasks.stack.create", 0) >= 1
+    # ...and none of the wait's reads, which would have been two rows every half second.
+    assert {name: received.get(name, 0) for name in POLLS} == dict.fromkeys(POLLS, 0)

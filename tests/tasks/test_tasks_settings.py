@@ -138,16 +138,22 @@ def test_every_problem_is_reported_together() -> None:
 
 def test_task_event_flags_and_cache_budget() -> None:
     defaults = Settings.from_env({})
-    assert (defaults.task_events, defaults.task_sent_events) == (True, False)
+    flags = (defaults.task_events, defaults.task_sent_events, defaults.read_task_events)
+    assert flags == (True, False, False)
     assert defaults.cache_bytes == 128 * 2**20
     chosen = Settings.from_env(
         {
             "CONV_TASKS_TASK_EVENTS": "off",
             "CONV_TASKS_TASK_SENT_EVENTS": "1",
+            "CONV_TASKS_READ_TASK_EVENTS": "true",
             "CONV_TASKS_CACHE_MB": "0.5",
         }
     )
-    assert (chosen.task_events, chosen.task_sent_events) == (False, True)
+    assert (chosen.task_events, chosen.task_sent_events, chosen.read_task_events) == (
+        False,
+        True,
+        True,
+    )
     assert chosen.cache_bytes == 2**19
 
 
@@ -156,6 +162,7 @@ def test_task_event_flags_and_cache_budget() -> None:
     [
         ("CONV_TASKS_TASK_EVENTS", "maybe"),
         ("CONV_TASKS_TASK_SENT_EVENTS", "2"),
+        ("CONV_TASKS_READ_TASK_EVENTS", "sometimes"),
         ("CONV_TASKS_CACHE_MB", "-1"),
         ("CONV_TASKS_CACHE_MB", "lots"),
     ],
