@@ -29,6 +29,12 @@ def console(file: IO[str] | None = None) -> Console:
     return Console(file=file or sys.stdout, highlight=False)
 
 
+def error_line(text: str, *, out: Console | None = None) -> None:
+    """`text` in red on stderr, as one line however long (the terminal wraps it, rich
+    does not cut it)."""
+    (out or console(sys.stderr)).print(Text(text, style="bold red"), soft_wrap=True)
+
+
 def status_text(value: str) -> Text:
     for suffix, style in STATUS_STYLES:
         if value.endswith(suffix):
