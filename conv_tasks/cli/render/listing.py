@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import click
 import yaml
@@ -23,7 +23,7 @@ from conv_tasks.cli.render.output import cell, emit_json, fields, table
 
 FORMATS = ("table", "json", "yaml", "csv", "value")
 # cliff's CSV formatter's quoting modes (`openstack ... -f csv --quote MODE`).
-QUOTING = {
+QUOTING: dict[str, Literal[0, 1, 2, 3]] = {
     "all": csv.QUOTE_ALL,
     "minimal": csv.QUOTE_MINIMAL,
     "nonnumeric": csv.QUOTE_NONNUMERIC,
