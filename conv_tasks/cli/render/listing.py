@@ -11,7 +11,6 @@ as the engine gave them and of the columns as `-c` gave them: nothing is sorted 
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TypeVar
@@ -22,13 +21,9 @@ import yaml
 from conv_tasks.cli.render.output import cell, emit_json, fields, table
 
 FORMATS = ("table", "json", "yaml", "csv", "value")
-# cliff's CSV formatter's quoting modes (`openstack ... -f csv --quote MODE`).
-QUOTING: dict[str, Literal[0, 1, 2, 3]] = {
-    "all": csv.QUOTE_ALL,
-    "minimal": csv.QUOTE_MINIMAL,
-    "nonnumeric": csv.QUOTE_NONNUMERIC,
-    "none": csv.QUOTE_NONE,
-}
+# cliff's CSV formatter's quoting modes (`openstack ... -f csv --quote MODE`); csv itself is
+# imported only when a command prints CSV (start-up: README, "Libraries").
+QUOTING = ("all", "minimal", "nonnumeric", "none")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -55,7 +50,7 @@ def format_options(func: F) -> F:
     func = click.option(
         "--quote",
         "quote",
-        type=click.Choice(tuple(QUOTING)),
+        type=click.Choice(QUOTING),
         default="nonnumeric",
         show_default=True,
         expose_value=False,
@@ -106,9 +101,17 @@ def _csv_cell(value: Any) -> Any:
 
 def _emit_csv(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
     """A header row, then one row per row, as cliff's CSV formatter writes them."""
-    quote = click.get_current_context().meta.get("conv_tasks.quote") or "nonnumeric"
+    import csv
+
+    modes: dict[str, Literal[0, 1, 2, 3]] = {
+        "all": csv.QUOTE_ALL,
+        "minimal": csv.QUOTE_MINIMAL,
+        "nonnumeric": csv.QUOTE_NONNUMERIC,
+        "none": csv.QUOTE_NONE,
+    }
+    quoting = modes[click.get_current_context().meta.get("conv_tasks.quote") or "nonnumeric"]
     text = io.StringIO()
-    writer = csv.writer(text, quoting=QUOTING[quote], lineterminator="\n", escapechar="\\")
+    writer = csv.writer(text, quoting=quoting, lineterminator="\n", escapechar="\\")
     writer.writerow(columns)
     for row in rows:
         writer.writerow([_csv_cell(row.get(c)) for c in columns])

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from conv_tasks.cli.failures import CliFailure, Exit
-from conv_tasks.cli.render.outcome import failure_line, phases_of, resources_text
 
 if TYPE_CHECKING:
     from conv_tasks.cli.render.screen import LiveLine
@@ -155,6 +154,8 @@ def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[s
         ) from None
     finally:
         view.close()
+    from conv_tasks.cli.render.outcome import failure_line, phases_of, resources_text
+
     phases = phases_of(view.events, str(started["action"]))
     if final["status"] == expected_status(started):
         click.echo(f"{final['name']}: {_colour(final['status'])}. {resources_text(phases)}")
