@@ -33,3 +33,8 @@ class Status(StrEnum):
 def state_name(action: str, status: str) -> str:
     """The state of a stack, resource or event as users read it: `CREATE_IN_PROGRESS`."""
     return f"{action}_{status}"
+
+
+def status_of(state: str) -> Status | None:
+    """The status a state (`CREATE_IN_PROGRESS`) ends in; None for one that ends in none."""
+    return next((status for status in Status if state.endswith(f"_{status}")), None)

@@ -41,7 +41,9 @@ class RawTemplate(Base):
     __tablename__ = "raw_template"
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
-    template: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False)
+    # json, not jsonb: the template keeps the order it was written in (resources, outputs and
+    # parameters are listed in that order; migration 0011).
+    template: Mapped[dict[str, Any]] = mapped_column(JSON(), nullable=False)
     parameters: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
     files: Mapped[dict[str, Any]] = mapped_column(JsonB, nullable=False, default=dict)
     # The environments of the request, merged (conv_tasks.template.environment; migration 0008).

@@ -36,6 +36,7 @@ from conv_tasks.resources.schema import (
     Constraint,
     PropertySchema,
 )
+from conv_tasks.resources.skeleton import hot_skeleton
 from conv_tasks.resources.support import (
     DEPRECATED,
     HIDDEN,
@@ -82,6 +83,7 @@ __all__ = [
     "build_registry",
     "default_registry",
     "deprecation_warnings",
+    "hot_skeleton",
     "load_entry_point_types",
     "prepare_properties",
     "static_problems",

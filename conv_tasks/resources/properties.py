@@ -17,7 +17,8 @@ from conv_tasks.resources.coerce import coerce, describe
 from conv_tasks.resources.deprecation import deprecation_warnings
 from conv_tasks.resources.schema import LIST, MAP, PropertySchema
 from conv_tasks.resources.translation import translate
-from conv_tasks.template import contains_function
+from conv_tasks.suggestions import did_you_mean
+from conv_tasks.template import contains_function, function_call, misspelt_function
 
 if TYPE_CHECKING:
     from conv_tasks.resources.plugin import ResourceType
@@ -66,8 +67,8 @@ def static_problems(
     except InvalidInput as exc:
         return list(exc.problems)
     schema = resource_type.properties_schema
-    if schema is None or (contains_function(translated) and not translated.keys() & schema.keys()):
-        # No schema, or the whole properties section is one function call.
+    if schema is None or function_call(translated) is not None:
+        # No schema, or the whole properties section is one function call ({get_param: p}).
         return []
     checker = _Checker(contains_function)
     checker.properties(schema, translated, path)
@@ -79,10 +80,8 @@ def static_section_problems(
 ) -> list[Problem]:
     """Every problem visible in an unresolved section checked like properties (a resource's
     update_policy); functions are taken on trust."""
-    if contains_function(values) and not (
-        isinstance(values, Mapping) and values.keys() & schema.keys()
-    ):
-        return []
+    if function_call(values) is not None:
+        return []  # the whole section is one function call
     checker = _Checker(contains_function)
     checker.properties(schema, values, path)
     return checker.problems
@@ -109,11 +108,10 @@ class _Checker:
             return {}
         for name in values:
             if name not in schema:
-                known = ", ".join(n for n in sorted(schema) if not schema[n].support_status.hidden)
-                self._problem(
-                    f"{where}.{name}",
-                    f"is not a known property; known properties: {known or 'none'}.",
-                )
+                visible = [n for n in sorted(schema) if not schema[n].support_status.hidden]
+                known = did_you_mean(str(name), visible)
+                known = known or f"known properties: {', '.join(visible) or 'none'}."
+                self._problem(f"{where}.{name}", f"is not a known property; {known}")
         result: dict[str, Any] = {}
         for name, prop in schema.items():
             value = values.get(name)
@@ -136,7 +134,8 @@ class _Checker:
             return value
         converted, reason = coerce(prop.type, value)
         if reason:
-            self._problem(where, reason)
+            misspelt = misspelt_function(value)
+            self._problem(where, f"{reason.rstrip('.')} ({misspelt})." if misspelt else reason)
             return value
         before = len(self.problems)
         if prop.type == LIST and isinstance(prop.schema, PropertySchema):

@@ -19,6 +19,7 @@ from conv_tasks.resources.deprecation import deprecation_warnings
 from conv_tasks.resources.plugin import ResourceType, TypeLookup
 from conv_tasks.resources.properties import static_problems, static_section_problems
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema, visible_schemas
+from conv_tasks.suggestions import did_you_mean, suggesting
 
 if TYPE_CHECKING:
     from conv_tasks.template import Template
@@ -71,7 +72,18 @@ class Registry:
         try:
             return self._types[type_name]
         except KeyError:
-            raise NotFound(f"Unknown resource type '{type_name}'") from None
+            message = f"Unknown resource type '{type_name}'"
+            raise NotFound(suggesting(message, type_name, self._visible_names())) from None
+
+    def unknown_type(self, type_name: str) -> str:
+        """What a template naming `type_name`, which this registry does not have, is told:
+        the nearest name if one is near, else where to see them all."""
+        suggestion = did_you_mean(type_name, self._visible_names())
+        hint = suggestion or "see `conv-tasks resource-type list`."
+        return f"unknown resource type '{type_name}'; {hint}"
+
+    def _visible_names(self) -> builtins.list[str]:
+        return [name for name, cls in self._types.items() if not cls.support_status.hidden]
 
     def with_types(self, extra: Mapping[str, type[ResourceType]]) -> Registry:
         """A registry of these types plus `extra` (name -> type), which win over these: a
@@ -170,12 +182,7 @@ def template_problems(
         try:
             cls = registry.get(snippet.type)
         except NotFound:
-            problems.append(
-                Problem(
-                    f"resources.{name}.type",
-                    f"unknown resource type '{snippet.type}'; see `conv-tasks resource-type list`.",
-                )
-            )
+            problems.append(Problem(f"resources.{name}.type", registry.unknown_type(snippet.type)))
             continue
         values = snippet.properties or {}
         problems.extend(static_problems(cls, values, path=f"resources.{name}.properties"))

@@ -6,8 +6,9 @@ I/O or import from conv_tasks.db, conv_tasks.tasks or conv_tasks.resources.
 
 from conv_tasks.template.conditional import apply_conditions
 from conv_tasks.template.facade import apply_facade, facade_of, facade_readers
-from conv_tasks.template.functions import FUNCTION_NAMES, contains_function
+from conv_tasks.template.functions import FUNCTION_NAMES, contains_function, function_call
 from conv_tasks.template.loader import load_template
+from conv_tasks.template.misspellings import misspelt_function
 from conv_tasks.template.model import (
     ALL_ATTRIBUTES,
     Constraint,
@@ -40,7 +41,9 @@ __all__ = [
     "definition_hash",
     "facade_of",
     "facade_readers",
+    "function_call",
     "load_template",
+    "misspelt_function",
     "public_parameters",
     "resolve_outputs",
     "resolve_resource",

@@ -27,6 +27,7 @@ from conv_tasks.limits import (
     MAX_FILES,
     MAX_FILES_BYTES,
 )
+from conv_tasks.suggestions import suggesting
 from conv_tasks.template.document import join_path, plain_document
 from conv_tasks.template.yaml_source import parse_yaml
 
@@ -201,7 +202,7 @@ def parameter_values(
             [
                 Problem(
                     join_path("environment.parameters", name),
-                    "is not a parameter of this template",
+                    suggesting("is not a parameter of this template", name, declared),
                 )
                 for name in unknown
             ]

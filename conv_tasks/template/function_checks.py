@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.errors import Problem
+from conv_tasks.suggestions import suggesting
 from conv_tasks.template.document import join_path
 from conv_tasks.template.function_shapes import check_shape
 from conv_tasks.template.functions import (
@@ -219,7 +220,8 @@ def _check_reference(name: str, args: Any, path: str, scope: Scope) -> list[Prob
     except ArgumentError as exc:
         return [Problem(path, str(exc))]
     if isinstance(call, GetParam) and call.name not in scope.parameters:
-        return [Problem(path, f"parameter '{call.name}' is not declared")]
+        message = f"parameter '{call.name}' is not declared"
+        return [Problem(path, suggesting(message, call.name, scope.parameters))]
     if (
         isinstance(call, GetAttr)
         and call.attribute is None
@@ -235,7 +237,8 @@ def _check_reference(name: str, args: Any, path: str, scope: Scope) -> list[Prob
     if isinstance(call, GetResource | GetAttr):
         target = call.name if isinstance(call, GetResource) else call.resource
         if target not in scope.resources:
-            return [Problem(path, f"resource '{target}' is not defined in the template")]
+            message = f"resource '{target}' is not defined in the template"
+            return [Problem(path, suggesting(message, target, scope.resources))]
         if target == scope.owner:
             return [Problem(path, f"resource '{target}' cannot refer to itself")]
     return []

@@ -14,6 +14,7 @@ from typing import Any
 from conv_tasks.errors import Problem, TemplateError
 from conv_tasks.input_text import name_problem
 from conv_tasks.limits import MAX_RESOURCES
+from conv_tasks.suggestions import suggesting
 from conv_tasks.template.conditions import check_conditions_section
 from conv_tasks.template.document import join_path, plain_document
 from conv_tasks.template.files import include_files
@@ -244,9 +245,8 @@ def _groups(
             continue
         for j, name in enumerate(names):
             if name not in declared:
-                problems.append(
-                    Problem(join_path(names_path, j), f"parameter '{name}' is not declared")
-                )
+                message = suggesting(f"parameter '{name}' is not declared", name, declared)
+                problems.append(Problem(join_path(names_path, j), message))
             elif name in grouped:
                 problems.append(
                     Problem(
@@ -335,7 +335,8 @@ def _depends_on(name: str, value: Any, scope: Scope, path: str) -> list[str | Pr
         elif item == name:
             result.append(Problem(item_path, f"resource '{name}' cannot depend on itself"))
         elif item not in scope.resources:
-            result.append(Problem(item_path, f"resource '{item}' is not defined in the template"))
+            message = f"resource '{item}' is not defined in the template"
+            result.append(Problem(item_path, suggesting(message, item, scope.resources)))
         else:
             result.append(item)
     return result

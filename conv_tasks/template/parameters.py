@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.errors import ParameterError, Problem
+from conv_tasks.suggestions import suggesting
 from conv_tasks.template.constraints import parse_constraint, violation
 from conv_tasks.template.document import join_path
 from conv_tasks.template.model import PARAMETER_TYPES, ParameterSchema, Template
@@ -166,7 +167,10 @@ def validate_parameters(template: Template, values: Mapping[str, Any]) -> dict[s
     if not isinstance(values, Mapping):
         raise ParameterError([Problem("parameters", "must be a mapping of names to values")])
     problems = [
-        Problem(join_path("parameters", name), "is not a parameter of this template")
+        Problem(
+            join_path("parameters", name),
+            suggesting("is not a parameter of this template", name, template.parameters),
+        )
         for name in values
         if name not in template.parameters
     ]

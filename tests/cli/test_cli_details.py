@@ -139,6 +139,6 @@ def test_stack_list_formats_and_columns(world: str) -> None:
     rows = yaml.safe_load(shown(run(world, "stack", "list", "-f", "yaml", "-c", "status")))
     assert rows == [{"status": "CREATE_COMPLETE"}]
     names = shown(run(world, "stack", "resources", "web", "-f", "value", "-c", "name"))
-    assert names.splitlines() == ["plain", "secret"]
+    assert names.splitlines() == ["secret", "plain"]  # the template's order
     done = run(world, "stack", "list", "-c", "colour")
     assert done.returncode == 2 and "no column colour" in done.stderr

@@ -198,7 +198,7 @@ def test_resource_type_show_unknown_is_not_found() -> None:
 
 
 def test_resource_type_show_prints_its_properties_as_json() -> None:
-    result = invoke("resource-type", "show", "OS::Heat::TestResource")
+    result = invoke("resource-type", "show", "OS::Heat::TestResource", "-f", "json")
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["resource_type"] == "OS::Heat::TestResource"

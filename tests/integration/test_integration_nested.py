@@ -239,8 +239,8 @@ def test_views_show_the_nesting(client: Client) -> None:
     rows = client.resources(stack_id, nested_depth=2)
     assert [(r["stack_name"], r["name"]) for r in rows] == [
         ("views", "inner"),
+        (child.name, "m"),  # each stack's resources in its template's order
         (child.name, "deeper"),
-        (child.name, "m"),
         (grandchild.name, "leaf"),
     ]
 

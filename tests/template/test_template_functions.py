@@ -79,7 +79,8 @@ def test_valid_calls_are_accepted() -> None:
 
 def test_undeclared_parameter_has_full_path() -> None:
     assert problems({"image": {"get_param": "flavour"}}) == [
-        "resources.web.properties.image.get_param: parameter 'flavour' is not declared"
+        "resources.web.properties.image.get_param: parameter 'flavour' is not declared; "
+        "did you mean 'flavor'?"
     ]
 
 

@@ -163,7 +163,7 @@ def stack_events(
         if not event_matches(event, resources, statuses):
             return
         if fmt == "json":
-            click.echo(json.dumps(event, sort_keys=True))
+            click.echo(json.dumps(event))
         else:
             view.event(event)
 

@@ -1,5 +1,6 @@
 """How the CLI prints what the engine answered: tables and fields, `-f`/`-c` output formats,
-JSON, the live progress of an operation, previews, validation results and graphs.
+JSON, the live progress of an operation and how it ended, previews, validation results,
+resource types and graphs.
 
 Rendering only: these modules print the values they are handed and never ask the engine,
 the database or a stack for anything (following an operation uses the client the caller
@@ -14,6 +15,7 @@ from conv_tasks.cli.render.listing import chosen, emit_fields, emit_rows, format
 from conv_tasks.cli.render.output import emit_json, fields, table
 from conv_tasks.cli.render.preview import show_preview
 from conv_tasks.cli.render.progress import ProgressView, expected_status, follow, interrupted
+from conv_tasks.cli.render.resource_type import show_resource_type
 from conv_tasks.cli.render.validation import show_validation
 
 __all__ = [
@@ -28,6 +30,7 @@ __all__ = [
     "format_options",
     "interrupted",
     "show_preview",
+    "show_resource_type",
     "show_validation",
     "table",
     "to_dot",

@@ -21,7 +21,8 @@ def on_terminal() -> bool:
 
 
 def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+    """`data` as indented JSON, its keys in the order given (template order, -c order)."""
+    click.echo(json.dumps(data, indent=2, default=str))
 
 
 def table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> None:
@@ -52,9 +53,9 @@ def fields(data: Mapping[str, Any]) -> None:
 
 
 def cell(value: Any) -> str:
-    """A value as one cell: blank for None, JSON for structures."""
+    """A value as one cell: blank for None, JSON for structures (keys in the order given)."""
     if value is None:
         return ""
     if isinstance(value, dict | list):
-        return json.dumps(value, sort_keys=True, default=str)
+        return json.dumps(value, default=str)
     return str(value)

@@ -24,11 +24,18 @@ def show_preview(result: dict[str, Any], *, as_json: bool) -> None:
         reason = f"  ({entry['reason']})" if entry.get("reason") else ""
         click.echo(f"{mark:>3} {entry['name']}  {entry['type']}  {entry['action']}{reason}")
         for key, change in entry.get("changes", {}).items():
-            old, new = _text(change["old"]), _text(change["new"])
-            click.echo(f"      {key}: {old} -> {new}")
+            click.echo(f"      {key}: {_change_text(change)}")
         if entry.get("uncertain"):
             click.echo(f"      note: {entry['uncertain']}")
     click.echo(result["summary"])
+
+
+def _change_text(change: dict[str, Any]) -> str:
+    """old -> new, or that it changed when the values derive from a hidden one (the engine
+    sends neither value then)."""
+    if change.get("hidden"):
+        return "changed (hidden value)"
+    return f"{_text(change['old'])} -> {_text(change['new'])}"
 
 
 def _text(value: Any) -> str:

@@ -1,8 +1,11 @@
-"""The live progress view shown while a stack operation runs.
+"""The live progress view shown while a stack operation runs, and how it ends.
 
 On a terminal, rich keeps a status line (elapsed time, stack status, resource
 counts) under the events as they print (screen.py); anywhere
-else each event is one plain line and there is no status line.
+else each event is one plain line and there is no status line. An operation that
+succeeded ends with its status and what it did to the resources on stdout; one that
+failed (a rollback after it is no success) with one `ERROR:` line on stderr, red on a
+terminal, that also says why (outcome.py counts and words both).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ class ProgressView:
         self.live = sys.stdout.isatty() if live is None else live
         self.started = time.monotonic()
         self.latest: dict[str, str] = {}
+        self.events: list[dict[str, Any]] = []
         self._line: LiveLine | None = None
         if self.live:
             from conv_tasks.cli.render.screen import LiveLine
@@ -77,6 +81,7 @@ class ProgressView:
             click.echo(f"{stamp}  {who:<24} {_colour(event['status'])}{reason}")
         if event.get("resource_name"):
             self.latest[event["resource_name"]] = event["status"]
+        self.events.append(event)
 
     def summary(self) -> str:
         return resource_counts(self.latest)
@@ -125,7 +130,9 @@ def interrupted(name: str) -> CliFailure:
 
 
 def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[str, Any]:
-    """Show an operation's events live, from its first one, until it ends.
+    """Show an operation's events live, from its first one, until it ends; then say how it
+    ended. The stack as it ended is returned, with `counts`: what each phase of the
+    operation (the operation, and a rollback after it) did to the resources.
 
     Ctrl-C and running out of `timeout` raise CliFailure: the operation goes on in the
     background, and the message says how to watch it."""
@@ -147,9 +154,22 @@ def follow(client: Client, started: dict[str, Any], *, timeout: float) -> dict[s
         ) from None
     finally:
         view.close()
-    click.echo(
-        f"{final['name']}: {_colour(final['status'])}"
-        + (f" ({final['status_reason']})" if final.get("status_reason") else "")
-        + f"  [{view.summary()}]"
-    )
-    return final
+    from conv_tasks.cli.render.outcome import failure_line, phases_of, resources_text
+
+    phases = phases_of(view.events, str(started["action"]))
+    if final["status"] == expected_status(started):
+        click.echo(f"{final['name']}: {_colour(final['status'])}. {resources_text(phases)}")
+    else:
+        say_failed(failure_line(str(final["name"]), final, phases))
+    return {**final, "counts": [phase.to_json() for phase in phases]}
+
+
+def say_failed(line: str) -> None:
+    """`ERROR: line` on stderr: red on a terminal (unless NO_COLOR), plain anywhere else."""
+    text = f"ERROR: {line}"
+    if sys.stderr.isatty():
+        from conv_tasks.cli.render import screen
+
+        screen.error_line(text)
+    else:
+        click.echo(text, err=True)

@@ -19,6 +19,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from conv_tasks.cli.render.fit import GAP, fit, wrap
+
 # Status words and the colour each is drawn in, by how the status ends.
 STATUS_STYLES = (("COMPLETE", "green"), ("FAILED", "bold red"), ("IN_PROGRESS", "yellow"))
 
@@ -27,6 +29,12 @@ def console(file: IO[str] | None = None) -> Console:
     """A console on stdout; no guessing of numbers or URLs to highlight, so only statuses
     are coloured."""
     return Console(file=file or sys.stdout, highlight=False)
+
+
+def error_line(text: str, *, out: Console | None = None) -> None:
+    """`text` in red on stderr, as one line however long (the terminal wraps it, rich
+    does not cut it)."""
+    (out or console(sys.stderr)).print(Text(text, style="bold red"), soft_wrap=True)
 
 
 def status_text(value: str) -> Text:
@@ -43,13 +51,28 @@ def _cell(column: str, value: str) -> Text:
 def table(
     rows: Sequence[Sequence[str]], columns: Sequence[str], *, out: Console | None = None
 ) -> None:
-    """`rows` (cells already as text) under `columns`, statuses coloured."""
-    drawn = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False)
-    for column in columns:
-        drawn.add_column(column, overflow="fold")
+    """`rows` (cells already as text) under `columns`, statuses coloured, fitted to the
+    terminal's width without breaking a word (fit.py makes every line; rich draws them)."""
+    out = out or console()
+    fitted = fit(columns, rows, out.width)
+    drawn = Table(
+        box=box.SIMPLE_HEAD,
+        header_style="bold",
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, GAP - 1, 0, 0),  # GAP - 1 spaces and the box's one between columns
+    )
+    for column, shape in zip(columns, fitted, strict=True):
+        header = "\n".join(wrap(column, shape.width))
+        drawn.add_column(header, width=shape.width, no_wrap=True, overflow="ellipsis")
     for row in rows:
-        drawn.add_row(*(_cell(col, cell) for col, cell in zip(columns, row, strict=True)))
-    (out or console()).print(drawn)
+        drawn.add_row(
+            *(
+                _cell(column, shape.lines(value))
+                for column, shape, value in zip(columns, fitted, row, strict=True)
+            )
+        )
+    out.print(drawn)
 
 
 def fields(data: Mapping[str, str], *, out: Console | None = None) -> None:

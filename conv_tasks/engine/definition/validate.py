@@ -19,7 +19,8 @@ from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
 from conv_tasks.resources import Registry, default_registry, static_problems
 from conv_tasks.resources import template_problems as resource_problems
-from conv_tasks.template import Template, load_template
+from conv_tasks.suggestions import did_you_mean, suggesting
+from conv_tasks.template import Template, load_template, misspelt_function
 from conv_tasks.template.document import join_path
 from conv_tasks.template.environment import EMPTY, Environment, is_provider, parameter_values
 from conv_tasks.template.functions import ArgumentError, GetAttr, function_call, parse_call
@@ -94,6 +95,7 @@ def validate_template(
     else:
         plan = plan_traversal((), dependencies)
         order = [node.name for node in plan.graph.order() if node.phase == "update"]
+    warnings = [*warnings, *misspelt_function_warnings(template, [p.path for p in problems])]
     result = _result(_located(problems, marks), warnings)
     result["order"] = order if not problems else []
     result["dependencies"] = {k: sorted(v) for k, v in dependencies.items()}
@@ -104,14 +106,7 @@ def validate_template(
 def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
     """A problem for every get_attr naming an attribute its resource's type does not have."""
     problems = []
-    places: list[tuple[Any, str]] = []
-    for name, snippet in template.resources.items():
-        path = join_path("resources", name)
-        places.append((snippet.properties, join_path(path, "properties")))
-        places.append((snippet.metadata, join_path(path, "metadata")))
-    for name, output in template.outputs.items():
-        places.append((output.value, join_path(join_path("outputs", name), "value")))
-    for value, where in places:
+    for value, where in _places(template):
         for call, path in _get_attrs(value, where):
             target = template.resources.get(call.resource)
             if target is None:
@@ -130,15 +125,56 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                 continue
             schema = cls.attributes_schema
             if call.attribute not in schema:
-                known = ", ".join(sorted(schema)) or "none"
+                known = did_you_mean(call.attribute, schema)
+                known = known or f"its attributes: {', '.join(sorted(schema)) or 'none'}"
                 problems.append(
                     Problem(
                         path,
                         f"resource '{call.resource}' ({target.type}) has no attribute "
-                        f"'{call.attribute}'; its attributes: {known}",
+                        f"'{call.attribute}'; {known}",
                     )
                 )
     return problems
+
+
+def misspelt_function_warnings(template: Template, error_paths: Sequence[str]) -> list[str]:
+    """A warning for every map whose one key is nearly a function's name ({get_atr: ...})
+    where no error already names the place: such a map is data, which the template's
+    writer rarely meant."""
+    warnings = []
+    for value, where in _places(template):
+        for item, path in _values(value, where):
+            misspelt = misspelt_function(item)
+            if misspelt and not any(e == path or e.startswith(f"{path}.") for e in error_paths):
+                warnings.append(f"{path}: {misspelt} (as written, the map is data)")
+    return warnings
+
+
+def _places(template: Template) -> list[tuple[Any, str]]:
+    """Every value of the template a function may be in, with its path."""
+    places: list[tuple[Any, str]] = []
+    for name, snippet in template.resources.items():
+        path = join_path("resources", name)
+        places.append((snippet.properties, join_path(path, "properties")))
+        places.append((snippet.metadata, join_path(path, "metadata")))
+    for name, output in template.outputs.items():
+        places.append((output.value, join_path(join_path("outputs", name), "value")))
+    return places
+
+
+def _values(value: Any, path: str) -> Iterator[tuple[Any, str]]:
+    """value and every value inside it (a function's arguments too), with their paths."""
+    todo = [(value, path)]
+    while todo:
+        item, where = todo.pop()
+        yield item, where
+        call = function_call(item)
+        if call is not None:
+            todo.append((call[1], join_path(where, call[0])))
+        elif isinstance(item, Mapping):
+            todo.extend((v, join_path(where, k)) for k, v in item.items())
+        elif isinstance(item, list | tuple):
+            todo.extend((v, join_path(where, i)) for i, v in enumerate(item))
 
 
 def _environment_problems(template: Template, environment: Environment) -> list[Problem]:
@@ -185,12 +221,7 @@ def _type_problems(
         try:
             cls = registry.get(type_name)
         except NotFound:
-            problems.append(
-                Problem(
-                    join_path(path, "type"),
-                    f"unknown resource type '{type_name}'; see `conv-tasks resource-type list`.",
-                )
-            )
+            problems.append(Problem(join_path(path, "type"), registry.unknown_type(type_name)))
             continue
         if isinstance(properties, Mapping):
             where = join_path(path, "properties")
@@ -207,25 +238,16 @@ def _type_problems(
 
 def _get_attrs(value: Any, path: str) -> Iterator[tuple[GetAttr, str]]:
     """Every get_attr call in value, with the path of the call."""
-    todo = [(value, path)]
-    while todo:
-        item, where = todo.pop()
+    for item, where in _values(value, path):
         call = function_call(item)
-        if call is not None:
-            name, args = call
-            inner = join_path(where, name)
-            if name == "get_attr":
-                try:
-                    parsed = parse_call(name, args)
-                except ArgumentError:
-                    parsed = None
-                if isinstance(parsed, GetAttr):
-                    yield parsed, inner
-            todo.append((args, inner))
-        elif isinstance(item, Mapping):
-            todo.extend((v, join_path(where, k)) for k, v in item.items())
-        elif isinstance(item, list | tuple):
-            todo.extend((v, join_path(where, i)) for i, v in enumerate(item))
+        if call is None or call[0] != "get_attr":
+            continue
+        try:
+            parsed = parse_call(*call)
+        except ArgumentError:
+            continue
+        if isinstance(parsed, GetAttr):
+            yield parsed, join_path(where, "get_attr")
 
 
 def _parameter_problems(template: Template, values: Mapping[str, Any]) -> list[Problem]:
@@ -238,7 +260,8 @@ def _parameter_problems(template: Template, values: Mapping[str, Any]) -> list[P
         path = join_path("parameters", name)
         schema = template.parameters.get(name)
         if schema is None:
-            problems.append(Problem(path, "is not a parameter of this template"))
+            message = suggesting("is not a parameter of this template", name, template.parameters)
+            problems.append(Problem(path, message))
         elif value is not None:
             problems.extend(check_value(schema, value, path, work)[1])
     return problems

@@ -10,6 +10,9 @@ template stored, no traversal planned for real.
 A resource's new properties are resolved with the values its inputs have now. Where it
 reads (get_attr, get_resource) a resource that will itself change, the values the
 update would give it are not known yet: the entry says so in `uncertain`.
+
+A property that differs is `{"old", "new"}`; for a resource derived from a hidden value
+it is `{"hidden": true}`: that it changed, never what from or to (the CLI words it).
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ from typing import Any
 
 from conv_tasks.db import ResourceVersion, version_of
 from conv_tasks.engine.definition import (
-    MASK,
     EnvironmentSources,
     StackDefinition,
     request_inputs,
@@ -35,6 +37,8 @@ from conv_tasks.template.functions import GetAttr
 
 CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
 ACTIONS = (CREATE, UPDATE, REPLACE, DELETE, UNCHANGED)
+# A change's marker in place of its old and new values, which derive from a hidden value.
+HIDDEN_CHANGE = "hidden"
 _VERDICTS = {
     Verdict.NOOP: UNCHANGED,
     Verdict.CREATE: CREATE,
@@ -164,12 +168,22 @@ def _existing(
         before, after = head.properties, prepared.properties
         for key in sorted(before.keys() | after.keys()):
             if before.get(key) != after.get(key):
-                changes[key] = {
-                    "old": MASK if hidden else _redacted(before.get(key), definition, old),
-                    "new": MASK if hidden else _redacted(after.get(key), definition, old),
-                }
+                changes[key] = _change(before.get(key), after.get(key), hidden, definition, old)
     reason = definition.reason(name, decision.reason) if decision.reason else ""
     return _entry(name, snippet.type, action, reason, changes, uncertain)
+
+
+def _change(
+    before: Any, after: Any, hidden: bool, new: StackDefinition, old: StackDefinition | None
+) -> dict[str, Any]:
+    """{"old", "new"} of a property that differs; {"hidden": True} and neither value when
+    they derive from a hidden value (or differ only where one is masked): two masks would
+    say nothing, and the values must not be shown."""
+    if not hidden:
+        shown = _redacted(before, new, old), _redacted(after, new, old)
+        if shown[0] != shown[1]:
+            return {"old": shown[0], "new": shown[1]}
+    return {HIDDEN_CHANGE: True}
 
 
 def _redacted(value: Any, new: StackDefinition, old: StackDefinition | None) -> Any:

@@ -120,15 +120,20 @@ def resource_summary(row: ResourceRow, redact: Redactor) -> dict[str, Any]:
 def list_resources(
     env: EngineEnv, tenant: str, ref: str, *, all_versions: bool = False, nested_depth: int = 0
 ) -> list[dict[str, Any]]:
-    """The stack's resources; with nested_depth N, those of its nested stacks N levels down
-    too, each naming its stack (`stack_name`, and `parent_resource` for a nested one)."""
+    """The stack's resources in the order its template names them (those it no longer
+    names, still being deleted, after them by name); with nested_depth N, those of its
+    nested stacks N levels down too, each naming its stack (`stack_name`, and
+    `parent_resource` for a nested one)."""
     with env.db.transaction() as tx:
         stack = tx.stacks.find(tenant, ref)
         result: list[dict[str, Any]] = []
         for one in [stack, *tx.stacks.descendants(stack, nested_depth)]:
-            redact = redactor_for(stack_definition(env, tx, one))
+            definition = stack_definition(env, tx, one)
+            redact = redactor_for(definition)
+            written = list(definition.template.resources) if definition is not None else []
+            place = {name: n for n, name in enumerate(written)}
             rows = tx.resources.of_stack(one.id)
-            for r in sorted(rows, key=lambda r: (r.name, r.version)):
+            for r in sorted(rows, key=lambda r: (place.get(r.name, len(place)), r.name, r.version)):
                 if not (all_versions or r.is_head):
                     continue
                 shown = resource_summary(r, redact)

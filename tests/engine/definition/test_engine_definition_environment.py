@@ -127,15 +127,17 @@ def test_a_provider_template_that_does_not_load_or_does_not_fit_is_refused() -> 
     assert problem.path == "resources.token.type"
     assert "'My::Token'" in problem.message and "does not load" in problem.message
     no_length = "heat_template_version: 2018-08-31\nparameters:\n  size: {type: number}\n"
-    definition = StackDefinition.build(
-        TEMPLATE, {"length": 1}, files={"token.yaml": no_length}, environment=environment
-    )
     with pytest.raises(ConvTasksError) as failed:
-        definition.prepare("token", {})
-    paths = [p.path for p in failed.value.problems]  # type: ignore[attr-defined]
-    # length is not a property of the provider's type; its required size is missing
-    assert "resources.token.properties.length" in paths
-    assert "resources.token.properties.size" in paths
+        StackDefinition.build(
+            TEMPLATE, {"length": 1}, files={"token.yaml": no_length}, environment=environment
+        )
+    problems = {p.path: p.message for p in failed.value.problems}  # type: ignore[attr-defined]
+    # length is not a property of the provider's type (its value, a get_param, is no
+    # excuse); its required size is missing
+    assert problems["resources.token.properties.length"] == (
+        "is not a known property; known properties: size."
+    )
+    assert "resources.token.properties.size" in problems
 
 
 def test_files_travel_with_the_definition_and_are_checked() -> None:

@@ -182,3 +182,85 @@ def test_locate_falls_back_to_the_nearest_written_path() -> None:
     marks = {"resources": (2, 1), "resources.a": (3, 3)}
     assert locate("resources.a.properties.x", marks) == (3, 3)
     assert locate("outputs.o", marks) is None
+
+
+# It loads: every resource is checked, with its types, properties and attributes.
+SUGGESTED = f"""{HEAD}parameters:
+  size: {{type: number, default: 1}}
+resources:
+  pw:
+    type: OS::Heat::RandomStrng
+  tr:
+    type: OS::Heat::TestResource
+    properties:
+      valeu: {{get_param: size}}
+  other:
+    type: OS::Heat::TestResource
+    properties:
+      value: {{get_attr: [tr, outptu]}}
+      fail_on: {{list_jion: [",", []]}}
+    metadata:
+      note: {{get_atr: [tr, output]}}
+"""
+# It does not load: its references are wrong.
+REFERENCES = f"""{HEAD}parameters:
+  size: {{type: number, default: 1}}
+resources:
+  pw:
+    type: OS::Heat::None
+  tr:
+    type: OS::Heat::TestResource
+    depends_on: [pww]
+    properties:
+      value: {{get_param: sise}}
+"""
+
+
+def test_misspelt_names_get_the_nearest_known_one() -> None:
+    result = validate_template(SUGGESTED, {"lenght": 3})
+    messages = {e["path"]: e["message"] for e in result["errors"]}
+    assert messages == {
+        "parameters.lenght": "is not a parameter of this template",  # nothing near it
+        "resources.pw.type": (
+            "unknown resource type 'OS::Heat::RandomStrng'; did you mean 'OS::Heat::RandomString'?"
+        ),
+        "resources.tr.properties.valeu": "is not a known property; did you mean 'value'?",
+        "resources.other.properties.value.get_attr": (
+            "resource 'tr' (OS::Heat::TestResource) has no attribute 'outptu'; "
+            "did you mean 'output'?"
+        ),
+        "resources.other.properties.fail_on": (
+            "must be a list, not a map ('list_jion' is not a function; did you mean 'list_join'?)."
+        ),
+    }
+    # Where a misspelt function is taken as data without an error, a warning says so.
+    assert result["warnings"] == [
+        "resources.other.metadata.note: 'get_atr' is not a function; did you mean 'get_attr'? "
+        "(as written, the map is data)"
+    ]
+    assert validate_template(SUGGESTED, {"siz": 3})["errors"][0]["message"] == (
+        "is not a parameter of this template; did you mean 'size'?"
+    )
+    messages = {e["path"]: e["message"] for e in validate_template(REFERENCES)["errors"]}
+    assert messages == {
+        "resources.tr.depends_on.0": (
+            "resource 'pww' is not defined in the template; did you mean 'pw'?"
+        ),
+        "resources.tr.properties.value.get_param": (
+            "parameter 'sise' is not declared; did you mean 'size'?"
+        ),
+    }
+
+
+def test_with_nothing_near_the_names_are_listed_as_before() -> None:
+    result = validate_template(
+        HEAD + "resources:\n  a:\n    type: OS::Heat::TestResource\n    properties:\n"
+        "      colour: x\n  b:\n    type: Custom::Thing\n"
+    )
+    messages = {e["path"]: e["message"] for e in result["errors"]}
+    assert messages["resources.a.properties.colour"].startswith(
+        "is not a known property; known properties: action_timeout_secs, "
+    )
+    assert messages["resources.b.type"] == (
+        "unknown resource type 'Custom::Thing'; see `conv-tasks resource-type list`."
+    )

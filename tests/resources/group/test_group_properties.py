@@ -90,7 +90,7 @@ def test_values_are_converted_and_null_member_properties_dropped() -> None:
         (
             {"resource_def": {"type": "X", "propertys": {}}},
             f"{WHERE}.resource_def.propertys",
-            "is not a known property; known properties: metadata, properties, type.",
+            "is not a known property; did you mean 'properties'?",
         ),
         (
             {"resource_def": {"type": "X", "properties": ["a"]}},
@@ -202,7 +202,7 @@ def test_update_policy_values() -> None:
         (
             {"rolling_updates": {}},
             "resources.grp.update_policy.rolling_updates",
-            "is not a known property; known properties: batch_create, rolling_update.",
+            "is not a known property; did you mean 'rolling_update'?",
         ),
         (
             {"rolling_update": "yes"},

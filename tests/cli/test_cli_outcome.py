@@ -1,0 +1,122 @@
+"""How `stack create|update|delete|check --wait` ends: the real `conv-tasks` executable
+against real workers. A success ends with its status and what it did to the resources on
+stdout; a failure, a rolled-back one too, with one red `ERROR:` line on stderr that counts
+what the operation and its rollback did and says why. Exit codes stay as README says."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_process import on_terminal, run, tenant, test_resource, write_template
+
+RED = "\x1b[1;31m"
+REASON = "bad: Resource bad failed to create because it was asked to (TestResource fail/fail_on)."
+
+
+@pytest.fixture
+def who(workers: Any) -> str:
+    return tenant()
+
+
+def plain(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text).replace("\r", "")
+
+
+def test_a_create_that_rolls_back_ends_on_a_red_error_with_both_counts(
+    who: str, tmp_path: Path
+) -> None:
+    path = write_template(
+        tmp_path / "t.json",
+        {
+            "first": test_resource("1"),
+            "second": {**test_resource("2"), "depends_on": ["first"]},
+            "bad": {**test_resource("3", fail_on=["create"]), "depends_on": ["first"]},
+        },
+    )
+    done = run(who, "stack", "create", "broken", "-t", path, "--wait")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr == (
+        "ERROR: stack broken: CREATE_FAILED, then ROLLBACK_COMPLETE. "
+        "Resources: 2 created, 0 updated, 0 replaced, 0 deleted, 1 failed; "
+        f"rollback: 0 created, 0 updated, 0 replaced, 2 deleted, 0 failed. Reason: {REASON}\n"
+    )
+    # No green closing line on stdout: it ends with the events.
+    assert not done.stdout.splitlines()[-1].startswith("broken:")
+
+    code, shown = on_terminal(
+        who, "stack", "create", "broken2", "-t", path, "--wait", columns=80, stderr_too=True
+    )
+    assert code == 1, shown
+    last = shown.rstrip().splitlines()[-1]  # after the status line, taken away
+    assert f"{RED}ERROR: stack broken2: CREATE_FAILED, then ROLLBACK_COMPLETE." in last
+    # One line however wide the terminal: the terminal wraps it, nothing cuts it.
+    assert plain(last).endswith(f"Reason: {REASON}")
+
+
+def test_a_failure_without_rollback_counts_what_was_done(who: str, tmp_path: Path) -> None:
+    path = write_template(
+        tmp_path / "t.json",
+        {"good": test_resource("1"), "bad": test_resource("2", fail_on=["create"])},
+    )
+    done = run(who, "stack", "create", "kept", "-t", path, "--disable-rollback", "--wait")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr == (
+        "ERROR: stack kept: CREATE_FAILED. "
+        f"Resources: 1 created, 0 updated, 0 replaced, 0 deleted, 1 failed. Reason: {REASON}\n"
+    )
+
+
+def test_a_successful_update_counts_each_kind_of_change(who: str, tmp_path: Path) -> None:
+    before = write_template(
+        tmp_path / "before.json",
+        {
+            "keep": test_resource("k"),
+            "inplace": test_resource("a"),
+            "repl": test_resource("a", update_replace=True),
+            "gone": test_resource("g"),
+        },
+    )
+    after = write_template(
+        tmp_path / "after.json",
+        {
+            "keep": test_resource("k"),
+            "inplace": test_resource("b"),
+            "repl": test_resource("b", update_replace=True),
+            "added": test_resource("n"),
+        },
+    )
+    done = run(who, "stack", "create", "changing", "-t", before, "--wait")
+    assert done.stdout.splitlines()[-1] == (
+        "changing: CREATE_COMPLETE. Resources: 4 created, 0 updated, 0 replaced, 0 deleted, "
+        "0 failed."
+    )
+    done = run(who, "stack", "update", "changing", "-t", after, "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stderr == ""
+    assert done.stdout.splitlines()[-1] == (
+        "changing: UPDATE_COMPLETE. Resources: 1 created, 1 updated, 1 replaced, 1 deleted, "
+        "0 failed."
+    )
+    done = run(who, "stack", "check", "changing", "--wait")
+    assert (
+        done.stdout.splitlines()[-1] == "changing: CHECK_COMPLETE. Resources: 4 checked, 0 failed."
+    )
+    done = run(who, "--json", "stack", "delete", "changing", "--yes", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    final = json.loads(done.stdout[done.stdout.index("{\n") :])
+    assert final["status"] == "DELETE_COMPLETE"
+    assert final["counts"] == [
+        {
+            "action": "DELETE",
+            "status": "DELETE_COMPLETE",
+            "created": 0,
+            "updated": 0,
+            "replaced": 0,
+            "deleted": 4,
+            "failed": 0,
+        }
+    ]
