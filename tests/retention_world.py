@@ -11,6 +11,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete, func, select
 
@@ -32,12 +33,15 @@ class World:
 
     def template(self, *, days: float = 0) -> int:
         with session_scope(self.url) as session:
-            row = RawTemplate(template={"heat_template_version": "2018-08-31"}, parameters={})
-            row.created_at = ago(days)
-            session.add(row)
-            session.flush()
-            self.templates.append(row.id)
-            return row.id
+            return self._template(session, days)
+
+    def _template(self, session: Any, days: float) -> int:
+        row = RawTemplate(template={"heat_template_version": "2018-08-31"}, parameters={})
+        row.created_at = ago(days)
+        session.add(row)
+        session.flush()
+        self.templates.append(row.id)
+        return row.id
 
     def stack(
         self,
@@ -50,8 +54,12 @@ class World:
     ) -> str:
         """A stack; deleted `deleted_days` ago (DELETE_COMPLETE, no template) when given."""
         stack_id = str(uuid.uuid4())
-        template_id = None if deleted_days is not None else self.template(days=created_days)
         with session_scope(self.url) as session:
+            # In the stack's own transaction: beat's collector deletes a template no stack
+            # refers to, and would take one made in a transaction of its own first.
+            template_id = (
+                None if deleted_days is not None else self._template(session, created_days)
+            )
             session.add(
                 Stack(
                     id=stack_id,
