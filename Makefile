@@ -2,30 +2,66 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+JSON_SERVER := tools/json-server/node_modules/.bin/json-server
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services deploy-tools test test-rabbitmq test-fast lint chaos bench bench-quick bench-startup demo clean
+.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fast lint chaos bench bench-quick bench-startup demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-setup: $(BIN)/python
+setup: $(BIN)/python $(JSON_SERVER)
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 
+# json-server, the REST server ConvTasks::HTTP::Resource's tests and benchmark run against, as
+# tools/json-server/package-lock.json pins it (Node.js and npm from Debian when missing).
+$(JSON_SERVER): tools/json-server/package-lock.json
+	./scripts/ensure-node.sh
+	npm ci --prefix tools/json-server --no-audit --no-fund --loglevel=error
+	touch $@
+
 services:
 	./scripts/ensure-services.sh
+
+# The documentation site (docs/ -> site/). --strict: a broken link, a missing anchor or a page
+# outside the nav fails the build. The generator lives in .venv-docs, apart from the project's.
+DOCS_VENV ?= .venv-docs
+$(DOCS_VENV)/bin/mkdocs: requirements-docs.txt
+	$(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/pip install --quiet --upgrade pip
+	$(DOCS_VENV)/bin/pip install --quiet -r requirements-docs.txt
+	touch $@
+
+docs: $(DOCS_VENV)/bin/mkdocs
+	NO_MKDOCS_2_WARNING=1 $(DOCS_VENV)/bin/mkdocs build --strict
 
 # Debian's docker-compose, which tests/deploy uses to check deploy/compose.yaml without a Docker
 # engine; installed (as root, with apt-get) only when missing.
 deploy-tools:
 	./scripts/ensure-docker-compose.sh
 
-# The full default suite: unit tests, integration and chaos tests with real workers.
+# The full default suite: unit tests, integration and chaos tests with real workers; then the
+# example type package's tests.
 test: setup services deploy-tools
 	$(BIN)/python -m pytest tests
+	$(run_examples)
+
+# The example type package (examples/conv_tasks_example), as an outsider's would be tested: it
+# is installed into the venv (pip install -e) for its run, its tests (written with the
+# conformance kit, conv_tasks.testing) run on real workers, and it is uninstalled again, so that
+# the project's own runs never see its type.
+EXAMPLE := examples/conv_tasks_example
+define run_examples
+	$(BIN)/pip install --quiet --no-deps -e $(EXAMPLE)
+	status=0; $(BIN)/python -m pytest $(EXAMPLE) || status=$$?; \
+		$(BIN)/pip uninstall --quiet --yes conv-tasks-example; exit $$status
+endef
+
+test-examples: setup services
+	$(run_examples)
 
 # The integration and chaos tests again, with RabbitMQ as the broker. The run gets a vhost of its
 # own under this URL's (tests/conftest.py creates it with rabbitmqctl and deletes it after); tests
@@ -43,19 +79,26 @@ chaos: setup services
 	for run in 1 2 3 4 5 6 7 8 9 10; do $(BIN)/python -m pytest -q tests/chaos || exit 1; done
 
 lint: setup
-	$(BIN)/ruff check conv_tasks tests celeryconfig.py benchmarks
-	$(BIN)/ruff format --check conv_tasks tests celeryconfig.py benchmarks
+	$(BIN)/ruff check conv_tasks tests celeryconfig.py benchmarks examples
+	$(BIN)/ruff format --check conv_tasks tests celeryconfig.py benchmarks examples
 	$(BIN)/mypy
+	$(BIN)/mypy $(EXAMPLE)/src $(EXAMPLE)/tests
 
 # Engine benchmark numbers also go to $(BENCH_JSON) (see benchmarks/bench_engine.py --help).
 BENCH_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-engine.json
+# ConvTasks::Celery::Task against the bare send_task + .get() (benchmarks/bench_celery_task.py).
+BENCH_CELERY_TASK_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-celery-task.json
 
 # Planner, then the engine against a bare Celery hop: timing at 100, 1,000 and 10,000
-# resources, round trips counted at 100 and 1,000 with task events off and on. Long.
+# resources, round trips counted at 100 and 1,000 with task events off and on; then HTTP
+# resources a second against json-server, with and without a rate limit; then a
+# ConvTasks::Celery::Task resource against its task called directly. Long.
 bench: setup services
 	$(BIN)/python benchmarks/bench_planner.py
 	$(BIN)/python benchmarks/bench_engine.py --sizes 100,1000,10000 --count-sizes 100,1000 \
 		--json $(BENCH_JSON)
+	$(BIN)/python benchmarks/bench_http.py
+	$(BIN)/python benchmarks/bench_celery_task.py --json $(BENCH_CELERY_TASK_JSON)
 
 # The engine benchmark at 100 and 1,000 resources only: a few minutes.
 bench-quick: setup services
@@ -63,7 +106,7 @@ bench-quick: setup services
 		--json $(BENCH_JSON)
 
 # What a CLI command's start-up costs, and what rich (and, when installed, pydantic-settings
-# and environs) would add to it: README, "Libraries".
+# and environs) would add to it: docs/development/libraries.md.
 bench-startup: setup
 	$(BIN)/python benchmarks/bench_startup.py --runs 21
 

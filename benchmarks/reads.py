@@ -1,7 +1,7 @@
 """Read latency while a large traversal runs: `conv_tasks.stack.list` during a stack create.
 
-Requests and graph nodes travel on separate queues (README, "Queues and worker
-pools"), so a read should wait for a free pool slot, not for the traversal.
+Requests and graph nodes travel on separate queues (docs/task-api.md, "Queues and
+worker pools"), so a read should wait for a free pool slot, not for the traversal.
 The benchmark process sends one `stack list` after another, each as soon as
 the previous answered, from the moment the create request is sent until the
 list shows the stack finished; each read is timed from send to answer.

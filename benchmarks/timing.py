@@ -93,7 +93,7 @@ def timing_pass(cfg: Config, stage: Stage) -> dict[str, Any]:
         read_size = min(max(cfg.sizes, default=READ_SIZE), READ_SIZE)
         reads = reads_during_create(client, watcher, "random", read_size, cfg.timeout)
         report.print_reads(reads, "the same workers")
-        # Again with one more worker that takes requests only (README: sizing two pools).
+        # Again with one more worker that takes requests only (docs/task-api.md: sizing two pools).
         requests = Workers("conv_tasks.tasks.app", stage.env(cfg.task_events), stage.log_dir, "req")
         requests.start(1, pool=cfg.pool, concurrency=cfg.concurrency, queues=TASK_QUEUE)
         try:

@@ -94,7 +94,7 @@ def sender_app() -> Celery:
     settings (celeryconfig: broker, result store, queues, JSON), with task-sent events off
     whatever CONV_TASKS_TASK_SENT_EVENTS says. That setting is for the workers' own sends (graph
     nodes, beat's jobs); a request's sent event would show its sender's arguments in Flower
-    until a worker takes it (README, "Calling from another service")."""
+    until a worker takes it (docs/task-api.md, "Calling from another service")."""
     app = Celery("conv_tasks.client")
     app.config_from_object("celeryconfig")
     app.conf.update(task_send_sent_event=False)
@@ -243,7 +243,7 @@ class Client:
     ) -> dict[str, Any]:
         """Update a stack. With a new template and without existing_parameters, the
         environments and files given replace the stack's (none given: none kept); otherwise
-        they are merged onto the stack's (README "Environments"). `tags` replace the
+        they are merged onto the stack's (docs/features/environments.md). `tags` replace the
         stack's ([] clears them); None keeps them when the update keeps the template or
         existing_parameters, and clears them on a full update (Heat's PUT and PATCH)."""
         return self.call(

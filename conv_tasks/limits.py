@@ -3,7 +3,7 @@
 Every input from outside (a public task's payload, a template, parameter
 values, signal details) is checked against these before any work starts,
 and a refusal names the limit by the constant's name here, so a user can
-look it up in the README's "Limits" section. The values are chosen so that
+look it up in docs/operations/limits.md. The values are chosen so that
 real stacks never meet them (the engine benchmark's 10,000-resource
 templates are about 1 MB of JSON and 70,000 values) while a hostile or
 broken message is refused in bounded time and memory.
@@ -37,7 +37,7 @@ MAX_TEMPLATE_DEPTH = 100
 MAX_TEMPLATE_VALUES = 200_000
 MAX_YAML_ALIASES = 100
 
-# Environments (README "Environments"): how many one request may merge, and each one's size
+# Environments (docs/features/environments.md): how many one request may merge, and each one's size
 # as sent (YAML text in UTF-8, a mapping as compact JSON); type mappings a resource's type
 # may pass through before it reaches a type (an alias of an alias of ...).
 MAX_ENVIRONMENTS = 100
@@ -56,6 +56,10 @@ MAX_RESOURCES = 10_000
 # Names: tenant, stack, resource, parameter and output names, in characters. The
 # database's name columns hold 255.
 MAX_NAME_CHARS = 255
+
+# A ConvTasks::Celery::Task call's kwargs, and the result it keeps, as compact UTF-8 JSON: a
+# result is kept with the resource and handed to the resources that read it.
+MAX_TASK_JSON_BYTES = 1024 * 1024
 
 # Free text that is stored with events (a signal's deploy_status_reason), in characters.
 MAX_REASON_CHARS = 4096

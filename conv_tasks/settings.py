@@ -133,7 +133,12 @@ class Settings:
     # How often beat purges, and the most rows one of its transactions deletes.
     purge_interval: float = 3600.0
     purge_batch: int = 1000
-    extra: Mapping[str, str] = field(default_factory=dict)
+    # The YAML file of named connections resource types act through (conv_tasks.connections);
+    # empty: none are defined.
+    connections_file: str = ""
+    # The environment these settings were read from: where a connection's `password_env` or
+    # `bearer_token_env` is looked up. Never printed.
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -178,6 +183,8 @@ class Settings:
                 env, "CONV_TASKS_PURGE_INTERVAL", cls.purge_interval, problems
             ),
             purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
+            connections_file=(env.get("CONV_TASKS_CONNECTIONS") or "").strip(),
+            environ=dict(env),
         )
         for name, value in (
             ("CONV_TASKS_DATABASE_URL", settings.database_url),

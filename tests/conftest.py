@@ -82,6 +82,10 @@ os.environ.update(TEST_ENV)
 
 from conv_tasks.broker.options import BrokerKind, broker_kind  # noqa: E402 - after the env
 
+# The conformance kit's fixtures (tests/testing), also where conv_tasks was installed before
+# its pytest11 entry point existed; the entry point of the same name makes this a no-op.
+pytest_plugins = ["conv_tasks.testing.plugin"]
+
 TEST_BROKER = broker_kind(BROKER_URL)
 
 

@@ -4,7 +4,7 @@ Redis (redis://, rediss://) emulates acknowledgements: a message a worker took
 goes back to the queue when its visibility timeout passes. RabbitMQ (amqp://,
 amqps://) acknowledges for real: a message goes back the moment the worker
 that held it disconnects, and a durable queue of persistent messages outlives
-a broker restart. See README, "Choosing a broker".
+a broker restart. See docs/operations/configuration.md, "Choosing a broker".
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from kombu import Exchange, Queue
 # Where public requests wait for a worker: the queue a foreign caller names in send_task.
 TASK_QUEUE = "conv_tasks"
 # Where graph nodes, their polls and retries, and beat jobs wait: apart from requests, so a read
-# never waits behind a large traversal (README, "Queues and worker pools").
+# never waits behind a large traversal (docs/task-api.md, "Queues and worker pools").
 NODE_QUEUE = "conv_tasks.nodes"
 
 

@@ -73,7 +73,7 @@ CLAIM = text(
 WITH st AS (
     SELECT current_traversal = :traversal AND raw_template_id = :template_id
                AND status = 'IN_PROGRESS' AS is_current,
-           action, raw_template_id, timeout_mins, operation_started_at
+           action, raw_template_id, timeout_mins, operation_started_at, tenant
     FROM stack WHERE id = :stack_id AND deleted_at IS NULL
 ),
 known AS (
@@ -104,7 +104,7 @@ queued AS (
     RETURNING r.id
 )
 SELECT st.is_current, st.action AS stack_action, st.raw_template_id, st.timeout_mins,
-       st.operation_started_at, EXISTS (SELECT 1 FROM queued) AS queued,
+       st.operation_started_at, st.tenant, EXISTS (SELECT 1 FROM queued) AS queued,
        v.id IN (SELECT id FROM claimed) AS held, v.*
 FROM st LEFT JOIN (
     SELECT {columns()} FROM claimed

@@ -65,6 +65,7 @@ class StackState:
     template_id: int | None
     timeout_mins: int | None
     started_at: datetime | None
+    tenant: str = ""
 
 
 @dataclass(frozen=True)
@@ -191,6 +192,7 @@ class NodeStore:
                     template_id=row["raw_template_id"],
                     timeout_mins=row["timeout_mins"],
                     started_at=row["operation_started_at"],
+                    tenant=row["tenant"],
                 )
                 queued = bool(row["queued"])
             if row["id"] is not None:

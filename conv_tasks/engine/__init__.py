@@ -25,7 +25,14 @@ from conv_tasks.engine.features import (
     signal_handle,
     signal_resource,
 )
-from conv_tasks.engine.node import Outcome, run_node
+from conv_tasks.engine.node import (
+    Outcome,
+    StepResult,
+    observing_context,
+    run_node,
+    run_step,
+    version_context,
+)
 from conv_tasks.engine.payload import NodeOutput, NodeTask, parse_node_task
 from conv_tasks.engine.read import (
     list_events,
@@ -68,6 +75,7 @@ __all__ = [
     "PurgeReport",
     "RetentionPolicy",
     "StackControl",
+    "StepResult",
     "TenantStacks",
     "build_env",
     "check_stack_name",
@@ -78,10 +86,12 @@ __all__ = [
     "list_events",
     "list_resources",
     "list_stacks",
+    "observing_context",
     "parse_node_task",
     "preview_stack",
     "purge",
     "run_node",
+    "run_step",
     "run_watchdog",
     "server_credential",
     "show_deployment",
@@ -94,4 +104,5 @@ __all__ = [
     "stack_graph",
     "stack_outputs",
     "validate_template",
+    "version_context",
 ]

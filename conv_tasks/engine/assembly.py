@@ -8,6 +8,12 @@ with stand-ins where they need them.
 
 from __future__ import annotations
 
+from conv_tasks.connections import (
+    Connections,
+    RateLimiter,
+    load_connections,
+    own_connections,
+)
 from conv_tasks.db import Database, PostgresDeployments, PostgresSandbox, PostgresWaitHandles
 from conv_tasks.engine.definition import Definitions
 from conv_tasks.engine.dispatch import Dispatcher
@@ -29,6 +35,14 @@ def build_env(
         get_redis(settings.redis_url), prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl
     )
     registry = registry or default_registry()
+    redis = get_redis(settings.redis_url)
+    connections = Connections(
+        load_connections(settings.connections_file),
+        environ=settings.environ,
+        # A slot in flight outlives a missed poll or two, and no dead worker for long.
+        limiter=RateLimiter(redis, prefix=settings.redis_prefix, lease=2 * settings.lock_ttl),
+        own=own_connections(settings.broker_url, settings.result_backend),
+    )
     env = EngineEnv(
         settings=settings,
         db=Database(url),
@@ -40,6 +54,7 @@ def build_env(
         deployments=PostgresDeployments(url),
         wait_handles=PostgresWaitHandles(url),
         end_traversal=end_traversal,
+        connections=connections,
     )
     env.children = EngineChildStacks(env)
     return env

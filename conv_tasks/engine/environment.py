@@ -11,9 +11,10 @@ builds an environment for a process; tests build one with stand-ins.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from conv_tasks.connections import Connections
 from conv_tasks.deployments.store import DeploymentStore
 from conv_tasks.resources import Registry, Sandbox
 from conv_tasks.resources.child_stacks import ChildStacks
@@ -46,6 +47,8 @@ class EngineEnv:
     deployments: DeploymentStore
     wait_handles: WaitHandleStore
     end_traversal: TraversalEnd
+    # The named connections resource types act through (none unless configured).
+    connections: Connections = field(default_factory=Connections)
     # Set once the environment exists (the service reaches the engine through it).
     children: ChildStacks | None = None
 

@@ -1,8 +1,11 @@
 """Resource types: the plugin interface, their schemas, and the registry that finds them.
 
-Pure logic. A plugin sees nothing of the outside world but the Sandbox (or the
-DeploymentStore) it is handed; this package never opens a database, a broker or
-Redis connection.
+A plugin sees of the outside world only what its ActionContext hands it: the Sandbox, the
+DeploymentStore, or the ready client of the resource's connection (a psycopg connection, an
+httpx.Client, a Celery app: conv_tasks.connections makes and caches them). The built-in types
+that change real things (PostgreSQL, HTTP, Celery) act through that client; this package
+never opens a connection to conv_tasks' own database or Redis. Authors import from
+conv_tasks.sdk, the stable face of this package.
 """
 
 from __future__ import annotations

@@ -1,11 +1,13 @@
 """The resource-type plugin interface: what the engine calls to act on one resource.
 
-A plugin is a ResourceType subclass. Its instances are stateless: everything
-an action needs arrives in an ActionContext, and everything it wants to keep
-goes back in Progress.data. An action is started once per attempt and then
-polled until done; a plugin never sleeps and never talks to anything but the
-Sandbox (and, for software deployments, the DeploymentStore; for nested stacks,
-the ChildStacks service) it is handed.
+A plugin is a ResourceType subclass (conv_tasks.sdk is its public face). Its instances are
+stateless: everything an action needs arrives in an ActionContext, and everything it wants
+to keep goes back in Progress.data. An action is started once per attempt and then polled
+until done; a plugin never sleeps, and returns from each step within its step budget. It
+talks to the service it manages through the client of the connection its resource names
+(ctx.connection), or to the stores the engine hands it (the sandbox, software deployments,
+child stacks, wait condition handles); it raises conv_tasks.provider_errors for what the
+service answers, and honours the idempotency token: the same token never makes two things.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
 
 from conv_tasks.deployments.store import DeploymentStore
 from conv_tasks.errors import Problem, ResourceFailure
+from conv_tasks.provider_errors import Fatal
 from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.resources.schema import AttributeSchema, PropertySchema
 from conv_tasks.resources.support import SupportStatus
@@ -26,8 +29,17 @@ from conv_tasks.waitconditions.store import WaitHandleStore
 # type name -> its class, or None for a type that does not exist.
 TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
+# The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
+# number grows with additions, the major one with changes a type must follow.
+SDK_VERSION = "1.0"
+# The kinds of connection a type may act through (conv_tasks.connections.specs.KINDS).
+CONNECTION_KINDS = ("postgresql", "http", "celery")
+
 # How long an action may take when its stack sets no timeout (Heat's default stack timeout).
 DEFAULT_ACTION_TIMEOUT = 3600.0
+# How long one step (a start or a poll) may take before the engine logs it as too slow: a
+# step must return, and ask to be polled, rather than wait for the service.
+DEFAULT_STEP_BUDGET = 5.0
 
 CREATE = "CREATE"
 UPDATE = "UPDATE"
@@ -95,6 +107,59 @@ class ActionContext:
     # (resolved metadata, deletion_policy, update_policy): given on the first step of a
     # create or update, None on polls and deletes.
     facade: Mapping[str, Any] | None = None
+    # The tenant whose stack this is.
+    tenant: str | None = None
+    # The connection the resource names in its `connection` property, for a type that needs
+    # one (ResourceType.connection_kind): `ctx.connection.client` is its ready client.
+    connection: Connected | None = None
+
+    def client(self) -> Any:
+        """The ready client of the resource's connection; Fatal if it names none."""
+        if self.connection is None:
+            raise Fatal(
+                f"Resource {self.resource_name}: it names no connection.",
+                resource=self.resource_name,
+                action=self.action,
+            )
+        return self.connection.client
+
+
+@runtime_checkable
+class Connected(Protocol):
+    """What an action sees of its resource's connection (conv_tasks.connections)."""
+
+    name: str
+    kind: str
+
+    @property
+    def client(self) -> Any:
+        """The ready client: a psycopg connection, an httpx.Client, a Celery app."""
+        ...
+
+    def secrets(self) -> tuple[str, ...]:
+        """The secret values to mask in anything shown."""
+        ...
+
+    def admit(self, token: str, *, starting: bool) -> float:
+        """(The engine's) seconds the action `token` waits for the connection's rate limits."""
+        ...
+
+    def release(self, token: str) -> None:
+        """(The engine's) the action `token` ended: its slot in flight is free."""
+        ...
+
+
+@dataclass(frozen=True)
+class Observed:
+    """The real object as a type's `observe` found it: whether it exists, and the properties
+    it can read back (those it cannot, a password say, are left out)."""
+
+    exists: bool
+    properties: Mapping[str, Any] = field(default_factory=dict)
+
+    def differences(self, wanted: Mapping[str, Any]) -> list[str]:
+        """The properties read back whose real value is not the wanted one, by name."""
+        return sorted(k for k, v in self.properties.items() if k in wanted and wanted[k] != v)
 
 
 S = TypeVar("S")
@@ -156,12 +221,38 @@ class ResourceType:
         resources.NAME.properties); lookup finds another type by name. None by default."""
         return []
 
+    # The kind of connection the type acts through (conv_tasks.connections: "postgresql",
+    # "http", "celery"); a resource names one in its `connection` property, checked when its
+    # template is loaded. None: the type needs none.
+    connection_kind: ClassVar[str | None] = None
+
+    # The SDK versions the type is written for, as a version specifier (">=1.0,<2"): the
+    # registry refuses the type under an SDK outside it. None: any.
+    sdk_versions: ClassVar[str | None] = None
+    # Seconds one step may take (DEFAULT_STEP_BUDGET): a slower step is logged, and fails the
+    # conformance kit.
+    step_budget: ClassVar[float] = DEFAULT_STEP_BUDGET
+
     # Attributes whose values are credentials: whatever reads one is masked like a value
     # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
     secret_attributes: ClassVar[frozenset[str]] = frozenset()
+    # Properties whose values are credentials (a role's password): never shown. `resource show`
+    # and `stack preview` mask them by name; a value written in the template or given by a
+    # parameter is masked wherever else it appears, like a hidden parameter's; and the value
+    # the action received is masked in what its failure says.
+    secret_properties: ClassVar[frozenset[str]] = frozenset()
     # True if every attribute name resolves, to None when the plugin has no value for it
     # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
     any_attribute: ClassVar[bool] = False
+
+    @classmethod
+    def needs_connection(cls) -> bool:
+        """Whether every resource of the type must name a connection (its `connection`
+        property is required). Where it is optional, a resource that names none acts through
+        the engine's own connection of the kind, if the engine has one (for celery, conv_tasks'
+        own broker and result backend), or with `ctx.connection` None."""
+        prop = (cls.properties_schema or {}).get("connection")
+        return prop is None or prop.required
 
     def translation_rules(self) -> Sequence[TranslationRule]:
         return ()
@@ -215,7 +306,32 @@ class ResourceType:
     def check_delete(self, ctx: ActionContext) -> Progress:
         return Progress(done=True)
 
+    def observe(self, ctx: ActionContext) -> Observed | None:
+        """Read the real object: whether it exists and the properties it can read back. None
+        (the default): the type cannot observe. `stack check`, `stack preview` and the
+        conformance kit use it."""
+        return None
+
     def check(self, ctx: ActionContext) -> Progress:
+        """Whether the resource is healthy: by default, what `observe` finds (a missing object,
+        or one whose observable properties differ from the template's, fails the check)."""
+        observed = self.observe(ctx)
+        if observed is None:
+            return Progress(done=True)
+        if not observed.exists:
+            raise Fatal(
+                f"Resource {ctx.resource_name}: its object {ctx.physical_id} does not exist.",
+                resource=ctx.resource_name,
+                action=ctx.action,
+            )
+        drift = observed.differences(ctx.properties)
+        if drift:
+            raise Fatal(
+                f"Resource {ctx.resource_name}: its object {ctx.physical_id} differs from the "
+                f"template in {', '.join(drift)}.",
+                resource=ctx.resource_name,
+                action=ctx.action,
+            )
         return Progress(done=True)
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:

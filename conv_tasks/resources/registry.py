@@ -16,9 +16,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from conv_tasks.errors import InvalidInput, NotFound, NotSupported, Problem
 from conv_tasks.resources.builtin import BUILTIN_TYPES
 from conv_tasks.resources.deprecation import deprecation_warnings
-from conv_tasks.resources.plugin import ResourceType, TypeLookup
+from conv_tasks.resources.plugin import (
+    CONNECTION_KINDS,
+    SDK_VERSION,
+    ResourceType,
+    TypeLookup,
+)
 from conv_tasks.resources.properties import static_problems, static_section_problems
-from conv_tasks.resources.schema import AttributeSchema, PropertySchema, visible_schemas
+from conv_tasks.resources.schema import STRING, AttributeSchema, PropertySchema, visible_schemas
 from conv_tasks.suggestions import did_you_mean, suggesting
 
 if TYPE_CHECKING:
@@ -238,7 +243,67 @@ def _schema_problems(cls: type[ResourceType], where: str) -> list[Problem]:
         isinstance(attrs, Mapping) and all(isinstance(a, AttributeSchema) for a in attrs.values())
     ):
         problems.append(Problem(f"{where}.attributes_schema", "must map names to AttributeSchema."))
+    problems.extend(_sdk_problems(cls, where))
+    problems.extend(_connection_problems(cls, where))
+    problems.extend(_secret_property_problems(cls, where))
     return problems
+
+
+def _secret_property_problems(cls: type[ResourceType], where: str) -> list[Problem]:
+    """A secret property must be one of the type's properties (a typo would show a secret)."""
+    unknown = sorted(set(cls.secret_properties) - set(cls.properties_schema or {}))
+    if not unknown:
+        return []
+    return [
+        Problem(
+            f"{where}.secret_properties",
+            f"names {', '.join(unknown)}, which the properties_schema does not have.",
+        )
+    ]
+
+
+def _sdk_problems(cls: type[ResourceType], where: str) -> list[Problem]:
+    """A type written for SDK versions this conv_tasks does not offer is refused."""
+    wanted = cls.sdk_versions
+    if wanted is None:
+        return []
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    try:
+        supported = SpecifierSet(wanted)
+    except (InvalidSpecifier, TypeError):
+        return [Problem(f"{where}.sdk_versions", f"is not a version specifier: {wanted!r}.")]
+    if SDK_VERSION in supported:
+        return []
+    return [
+        Problem(
+            f"{where}.sdk_versions",
+            f"the type is written for SDK {wanted}; this conv_tasks offers SDK {SDK_VERSION}.",
+        )
+    ]
+
+
+def _connection_problems(cls: type[ResourceType], where: str) -> list[Problem]:
+    """A type that acts through a connection declares its kind and a `connection` property."""
+    kind = cls.connection_kind
+    if kind is None:
+        return []
+    if kind not in CONNECTION_KINDS:
+        return [
+            Problem(
+                f"{where}.connection_kind",
+                f"must be one of {', '.join(CONNECTION_KINDS)}, got {kind!r}.",
+            )
+        ]
+    prop = (cls.properties_schema or {}).get("connection")
+    if prop is None or prop.type != STRING:
+        return [
+            Problem(
+                f"{where}.properties_schema",
+                "needs a string property `connection` (the name of its connection).",
+            )
+        ]
+    return []
 
 
 def _dotted(cls: type) -> str:

@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from celery import Celery
+
 from conv_tasks.broker.options import NODE_QUEUE
 from conv_tasks.engine import EngineEnv, default_env
 from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
@@ -20,12 +22,22 @@ def _shown(payload: Mapping[str, Any]) -> str:
 
 
 class CeleryDispatcher:
-    """Enqueues graph nodes as Celery tasks on the broker."""
+    """Enqueues graph nodes as Celery tasks on the broker: this process's app's, or `app`'s (a
+    test process driving another conv_tasks's workers, the conformance kit)."""
 
-    def node(self, payload: Mapping[str, Any], *, countdown: float | None = None) -> None:
+    def __init__(self, app: Celery | None = None) -> None:
+        self._app = app
+
+    @property
+    def app(self) -> Celery:
+        if self._app is not None:
+            return self._app
         from conv_tasks.tasks.app import app
 
-        app.send_task(
+        return app
+
+    def node(self, payload: Mapping[str, Any], *, countdown: float | None = None) -> None:
+        self.app.send_task(
             NODE_TASK,
             kwargs=dict(payload),
             countdown=countdown,
@@ -38,8 +50,7 @@ class CeleryDispatcher:
 
         Routed explicitly to the node queue, so the batch never depends on task_routes.
         """
-        from conv_tasks.tasks.app import app
-
+        app = self.app
         if len(payloads) == 1:
             self.node(payloads[0])
             return

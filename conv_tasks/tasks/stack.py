@@ -37,7 +37,7 @@ NESTED_DEPTH = Field(
     high=Limit(MAX_NESTING_DEPTH, "MAX_NESTING_DEPTH"),
 )
 # The environments to merge, in order (each a mapping or YAML text), and the files they
-# and the template refer to (name -> text): README "Environments". Their own limits
+# and the template refer to (name -> text): docs/features/environments.md. Their own limits
 # (MAX_ENVIRONMENTS, MAX_FILES, ...) are checked before any work, with the payload's.
 ENVIRONMENT = Field(
     "environment",
@@ -95,7 +95,8 @@ def _stacks(tenant: str) -> TenantStacks:
         FILES,
         Field("disable_rollback", (bool,), default=False),
         TIMEOUT,
-        # Sent again with the same key, a create answers with the stack it made (README).
+        # Sent again with the same key, a create answers with the stack it made
+        # (docs/task-api.md, "Late requests").
         Field("idempotency_key", (str,), is_name=True),
         TAGS,
     ],

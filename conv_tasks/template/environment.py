@@ -4,7 +4,7 @@ An environment supplies parameter values (`parameters`), defaults shared by ever
 of a stack (`parameter_defaults`), and a `resource_registry` that maps resource types to
 other types (an alias, `OS::Heat::None` to disable a resource) or to provider templates
 (a file in the request's files map). Several environments merge in the order given; a
-later one wins key by key (README "Environments").
+later one wins key by key (docs/features/environments.md).
 
 Pure: it parses what it is given. It must never read files, evaluate intrinsic functions
 or look a type up in the resource registry of plugins.
@@ -39,7 +39,8 @@ SECTIONS = (
     "event_sinks",
     "parameter_merge_strategies",
 )
-# Heat's sections that conv_tasks reads only when they ask for nothing (README says why).
+# Heat's sections that conv_tasks reads only when they ask for nothing
+# (docs/features/environments.md says why).
 REFUSED_SECTIONS = {
     "event_sinks": "event sinks (Zaqar queues) are not supported; follow `stack events`",
     "parameter_merge_strategies": (

@@ -1,7 +1,7 @@
 """How `stack create|update|delete|check --wait` ends: the real `conv-tasks` executable
 against real workers. A success ends with its status and what it did to the resources on
 stdout; a failure, a rolled-back one too, with one red `ERROR:` line on stderr that counts
-what the operation and its rollback did and says why. Exit codes stay as README says."""
+what the operation and its rollback did and says why. Exit codes stay as docs/cli.md says."""
 
 from __future__ import annotations
 

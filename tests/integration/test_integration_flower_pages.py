@@ -148,6 +148,7 @@ def test_make_flower_lists_each_node_s_stack_resource_and_phase_and_no_polls(
         # The request that changed something is listed; the wait's reads are not.
         assert any(row["name"] == "conv_tasks.stack.create" for row in rows), rows
         assert not [row for row in rows if row["name"] in POLLS]
-        # Flower's search finds a stack's nodes by what their kwargs say (README).
+        # Flower's search finds a stack's nodes by what their kwargs say
+        # (docs/operations/configuration.md).
         found = flower.tasks(f"kwargs:stack={name}")
         assert found and {row["name"] for row in found} == {NODE_TASK}

@@ -1,10 +1,11 @@
-"""README's example for a service that does not import conv_tasks, run exactly as written.
+"""The task API page's example for a service that does not import conv_tasks, run exactly as
+written.
 
-The code block after `<!-- foreign-caller-example -->` in README runs in a
+The code block after `<!-- foreign-caller-example -->` in docs/task-api.md runs in a
 fresh virtualenv holding only `celery[redis]` at the pinned version (no
 conv_tasks, none of its other dependencies) against the session's real
 workers; what it prints must match the JSON block after
-`<!-- foreign-caller-output -->` but for the ids. README and test cannot drift.
+`<!-- foreign-caller-output -->` but for the ids. The page and the test cannot drift.
 """
 
 from __future__ import annotations
@@ -21,17 +22,17 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-README = ROOT / "README.md"
+PAGE = ROOT / "docs" / "task-api.md"
 # Values that differ on every run: compared by type only.
 VARYING = frozenset({"stack_id", "traversal", "event_id"})
 
 
 def _block(marker: str, language: str) -> str:
-    text = README.read_text()
+    text = PAGE.read_text()
     found = re.search(
         rf"<!-- {re.escape(marker)} -->\n```{language}\n(.*?)\n```", text, flags=re.DOTALL
     )
-    assert found, f"README has no ```{language} block after <!-- {marker} -->"
+    assert found, f"docs/task-api.md has no ```{language} block after <!-- {marker} -->"
     return found.group(1)
 
 
@@ -59,7 +60,7 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def foreign_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A virtualenv with celery[redis] only: what README's install line gives a service."""
+    """A virtualenv with celery[redis] only: what the page's install line gives a service."""
     venv = tmp_path_factory.mktemp("foreign") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -90,10 +91,10 @@ def _same_shape(got: Any, shown: Any, path: str = "") -> None:
         assert got == shown, (path, got, shown)
 
 
-def test_readme_example_runs_without_conv_tasks(workers: Any, foreign_python: Path) -> None:
+def test_the_task_api_example_runs_without_conv_tasks(workers: Any, foreign_python: Path) -> None:
     assert 'pip install "celery[redis]==' + _celery_pin().split("==")[1] + '"' in (
-        README.read_text()
-    ), "README's install line does not pin requirements.txt's celery"
+        PAGE.read_text()
+    ), "docs/task-api.md's install line does not pin requirements.txt's celery"
     env = _clean_env(
         CONV_TASKS_BROKER_URL=os.environ["CONV_TASKS_BROKER_URL"],
         CONV_TASKS_RESULT_BACKEND=os.environ["CONV_TASKS_RESULT_BACKEND"],

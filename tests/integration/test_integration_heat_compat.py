@@ -1,4 +1,4 @@
-"""Behaviours Heat's own templates rely on, found by the compatibility sweep (README
+"""Behaviours Heat's own templates rely on, found by the compatibility sweep (docs/templates.md,
 "Compatibility with Heat's templates"), on real workers: a stack holding a test resource
 that failed is deleted, a Value holds a map, Heat's TestResource knobs are accepted."""
 

@@ -26,6 +26,10 @@ from conv_tasks.resources import (
 from conv_tasks.resources.builtin import BUILTIN_TYPES
 
 BUILTIN_NAMES = [
+    "ConvTasks::Celery::Task",
+    "ConvTasks::HTTP::Resource",
+    "ConvTasks::PostgreSQL::Database",
+    "ConvTasks::PostgreSQL::Role",
     "OS::Heat::None",
     "OS::Heat::RandomString",
     "OS::Heat::ResourceGroup",

@@ -174,8 +174,9 @@ def test_bad_flags_and_budgets_are_named(name: str, value: str) -> None:
 
 
 # Settings are parsed here, not by pydantic-settings or environs: measured, they add about
-# 140 ms and 40 ms to every CLI command (README, "Libraries"), environs reads os.environ before
-# any mapping it is given, and both would still need our durations, `never` and URL checks.
+# 140 ms and 40 ms to every CLI command (docs/development/libraries.md), environs reads
+# os.environ before any mapping it is given, and both would still need our durations,
+# `never` and URL checks.
 
 
 def test_only_the_mapping_given_is_read(monkeypatch: pytest.MonkeyPatch) -> None:

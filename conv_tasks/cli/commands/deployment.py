@@ -53,7 +53,7 @@ def deployment_credential(ctx: Context, stack_name: str, server: str, rotate: bo
     """Issue the credential with which the agent on SERVER reads its deployments of STACK_NAME.
 
     Shown once: conv_tasks keeps only its hash. Give it to the agent (a file or an environment
-    variable); see README, "Software deployments".
+    variable); see docs/features/software-deployments.md.
     """
     result = ctx.client().deployment_credential(stack_name, server, rotate=rotate)
     if ctx.as_json:

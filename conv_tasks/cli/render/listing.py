@@ -22,7 +22,7 @@ from conv_tasks.cli.render.output import cell, emit_json, fields, table
 
 FORMATS = ("table", "json", "yaml", "csv", "value")
 # cliff's CSV formatter's quoting modes (`openstack ... -f csv --quote MODE`); csv itself is
-# imported only when a command prints CSV (start-up: README, "Libraries").
+# imported only when a command prints CSV (start-up: docs/development/libraries.md).
 QUOTING = ("all", "minimal", "nonnumeric", "none")
 F = TypeVar("F", bound=Callable[..., Any])
 

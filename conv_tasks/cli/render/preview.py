@@ -27,7 +27,18 @@ def show_preview(result: dict[str, Any], *, as_json: bool) -> None:
             click.echo(f"      {key}: {_change_text(change)}")
         if entry.get("uncertain"):
             click.echo(f"      note: {entry['uncertain']}")
+        if entry.get("reality"):
+            click.echo(f"      reality: {_reality_text(entry['reality'])}")
     click.echo(result["summary"])
+
+
+def _reality_text(reality: dict[str, Any]) -> str:
+    """How the real object differs from what the stack last made it (its type's observe)."""
+    if "unknown" in reality:
+        return f"could not be read ({reality['unknown']})"
+    if not reality.get("exists", True):
+        return "the object is gone"
+    return "differs in " + ", ".join(reality.get("differs", []))
 
 
 def _change_text(change: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 Only output.py and progress.py beside it import this module, and only once they know
 stdout is a terminal: a pipe, a file or `-f json|yaml|value` never loads rich (about
-30 ms of start-up; README, "Libraries") and never gets its escape codes. Every cell is
+30 ms of start-up; docs/development/libraries.md) and never gets its escape codes. Every cell is
 a rich `Text`, never a markup string, so a value such as `[red]x[/red]` in a template is
 printed as written.
 """

@@ -7,6 +7,7 @@ touches the database, Redis or the broker: stored templates come in as values, a
 definitions cache (`Definitions`) is handed around in the engine's environment.
 """
 
+from conv_tasks.engine.definition.connections import check_connections, connection_problems
 from conv_tasks.engine.definition.immutable import check_immutable, declares_immutable
 from conv_tasks.engine.definition.model import (
     EMPTY_TEMPLATE,
@@ -37,7 +38,9 @@ __all__ = [
     "StackDefinition",
     "StackInputs",
     "StoredRow",
+    "check_connections",
     "check_immutable",
+    "connection_problems",
     "declares_immutable",
     "definition_weight",
     "plugin_type",

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from conv_tasks.engine.definition.cache import ByteBoundedCache
 from conv_tasks.engine.definition.providers import environment_lookup, with_providers
 from conv_tasks.engine.definition.redact import MASK, Redactor
+from conv_tasks.engine.definition.secret_properties import known_secret_values, secret_properties
 from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
 from conv_tasks.resources import Registry, ResourceType, default_registry, prepare_properties
@@ -73,6 +74,9 @@ class StackDefinition:
     # Per resource, the attributes that are credentials (a wait condition handle's token):
     # never shown, and whatever reads them is in hidden_resources or hidden_outputs.
     secret_attributes: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # Per resource, the properties that are credentials (ResourceType.secret_properties): shown
+    # masked by name; their values known at load are masked everywhere by the redactor.
+    secret_properties: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # The merged environment and the files map it was built with: a nested stack's
     # template gets the same (parameter_defaults, resource_registry, files), as in Heat.
     environment: Environment = EMPTY
@@ -135,6 +139,8 @@ class StackDefinition:
         }
         hidden_resources, hidden_outputs = template.derived_from_hidden(secret_attributes, tainted)
         hidden_outputs |= tainted_outputs
+        secret = secret_properties(template, registry)
+        hidden.extend(known_secret_values(template, secret, values))
         return cls(
             template=template,
             parameters=values,
@@ -146,6 +152,7 @@ class StackDefinition:
             hidden_outputs=hidden_outputs,
             attribute_references=template.attribute_references(),
             secret_attributes=secret_attributes,
+            secret_properties=secret,
             environment=environment,
             files=files,
             types=types,

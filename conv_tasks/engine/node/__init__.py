@@ -7,9 +7,29 @@ never import conv_tasks.engine.stack (or anything above it): it knows nothing of
 operations, and it never starts one.
 """
 
+from conv_tasks.engine.node.actions import (
+    StepResult,
+    masked,
+    observing_context,
+    run_step,
+    version_context,
+)
 from conv_tasks.engine.node.decide import Decision, Verdict, decide, settles
 from conv_tasks.engine.node.delivery import Outcome
 from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.node.unhealthy import repaired_in_place
 
-__all__ = ["Decision", "Outcome", "Verdict", "decide", "repaired_in_place", "run_node", "settles"]
+__all__ = [
+    "Decision",
+    "Outcome",
+    "StepResult",
+    "Verdict",
+    "decide",
+    "masked",
+    "observing_context",
+    "repaired_in_place",
+    "run_node",
+    "run_step",
+    "settles",
+    "version_context",
+]

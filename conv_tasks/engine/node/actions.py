@@ -8,20 +8,27 @@ a worker. Every step runs under the node's lease on the resource version.
 from __future__ import annotations
 
 import logging
+import random
 import time
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from conv_tasks.connections import ConnectionHandle
 from conv_tasks.db import ResourceVersion
+from conv_tasks.engine.definition import MASK
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.node.delivery import NodeRun
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.faults import TRANSIENT_FAULTS
+from conv_tasks.provider_errors import NotFound, ProviderError, Throttled, Transient
 from conv_tasks.resources import ActionContext, Progress, ResourceType
 from conv_tasks.statuses import Action
 from conv_tasks.template.member_view import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
+_random = random.Random()
 
 
 @dataclass(frozen=True)
@@ -36,10 +43,10 @@ class StepResult:
 
 
 def action_context(
-    env: EngineEnv,
-    stack_id: str,
+    run: NodeRun,
     version: ResourceVersion,
     action: Action,
+    plugin: ResourceType,
     *,
     properties: Mapping[str, Any],
     old_properties: Mapping[str, Any] | None = None,
@@ -47,7 +54,62 @@ def action_context(
 ) -> ActionContext:
     """What one step of `action` on `version` may use. The idempotency token names the
     version and the action, so a step started again after a crash makes nothing twice.
-    `facade`: the resource's definition for a child stack (first steps of create, update)."""
+    `facade`: the resource's definition for a child stack (first steps of create, update).
+    A type that acts through a connection gets the one its `connection` property names (or,
+    where that is optional and names none, the engine's own of its kind)."""
+    return _context(
+        run.env,
+        run.task.stack_id,
+        run.tenant,
+        version,
+        action,
+        plugin,
+        properties=properties,
+        old_properties=old_properties,
+        facade=facade,
+    )
+
+
+def observing_context(
+    env: EngineEnv, stack_id: str, tenant: str, version: ResourceVersion, plugin: ResourceType
+) -> ActionContext:
+    """The context in which a type's `observe` reads the real object of `version` (outside a
+    node: a preview)."""
+    return version_context(env, stack_id, tenant, version, plugin, Action.CHECK)
+
+
+def version_context(
+    env: EngineEnv,
+    stack_id: str,
+    tenant: str,
+    version: ResourceVersion,
+    plugin: ResourceType,
+    action: Action,
+) -> ActionContext:
+    """The context of `action` on `version` outside a node (a preview's observe, the
+    conformance kit's repeated delete): the token, connection and stores a node would give."""
+    return _context(env, stack_id, tenant, version, action, plugin, properties=version.properties)
+
+
+def _context(
+    env: EngineEnv,
+    stack_id: str,
+    tenant: str,
+    version: ResourceVersion,
+    action: Action,
+    plugin: ResourceType,
+    *,
+    properties: Mapping[str, Any],
+    old_properties: Mapping[str, Any] | None = None,
+    facade: Mapping[str, Any] | None = None,
+) -> ActionContext:
+    kind = plugin.connection_kind
+    named = properties.get("connection")
+    connection: ConnectionHandle | None = None
+    if kind is not None and named is None and not plugin.needs_connection():
+        connection = env.connections.own_handle(tenant, kind, version.name)
+    elif kind is not None:
+        connection = env.connections.handle(tenant, named, kind, version.name)
     now = time.time()
     started = version.action_started_at.timestamp() if version.action_started_at else now
     return ActionContext(
@@ -67,6 +129,8 @@ def action_context(
         deadline=version.action_deadline.timestamp() if version.action_deadline else None,
         wait_handles=env.wait_handles,
         facade=facade,
+        tenant=tenant,
+        connection=connection,
     )
 
 
@@ -81,6 +145,22 @@ def pick_attributes(
     return picked
 
 
+# Plugin data the engine keeps for an action under way, beside the plugin's own.
+RETRY = "__conv_tasks_retry__"  # {"start": the start is still to run, "attempts": n}
+# Backoff after a transient fault or a throttle: from the first wait, doubled each attempt up
+# to the last, each jittered by up to a half.
+BACKOFF_FIRST = 0.5
+BACKOFF_LAST = 30.0
+
+
+def backoff(attempts: int, at_least: float | None = None, *, rng: random.Random = _random) -> float:
+    """Seconds to wait before attempt `attempts` + 1 (a jittered, growing wait, never under
+    `at_least`, the service's own Retry-After)."""
+    base = min(BACKOFF_LAST, BACKOFF_FIRST * 2 ** max(0, attempts - 1))
+    wait = base * (0.5 + rng.random())
+    return max(wait, at_least or 0.0)
+
+
 def run_step(
     plugin: ResourceType,
     ctx: ActionContext,
@@ -88,7 +168,69 @@ def run_step(
     first: bool,
     wanted_attributes: frozenset[str] = frozenset(),
 ) -> StepResult:
-    """Start (first=True) or poll the action; on completion gather attributes and reference."""
+    """Start (first=True) or poll the action; on completion gather attributes and reference.
+
+    A start that a transient fault or a rate limit put off is started on the next step (the
+    engine's RETRY entry in the plugin data says so). The connection's secrets, and the
+    values of the type's secret properties, are masked in what a failure says."""
+    retry = dict(ctx.data.get(RETRY) or {})
+    starting = first or bool(retry.get("start"))
+    plain = ctx if RETRY not in ctx.data else replace(ctx, data=_without_retry(ctx.data))
+    token = ctx.idempotency_token
+    if ctx.connection is not None and _limited(ctx):
+        waited = ctx.connection.admit(token, starting=starting)
+        if waited > 0:
+            return _later(plain, starting, retry, waited, counted=False)
+    began = time.monotonic()
+    try:
+        step = _step(plugin, plain, starting, wanted_attributes)
+    except Transient as exc:
+        said = _masked(str(exc), _secrets_of(plugin, ctx))
+        log.info("resource %s: %s step put off: %s", ctx.resource_name, ctx.action, said)
+        retry_after = exc.retry_after if isinstance(exc, Throttled) else None
+        wait = backoff(int(retry.get("attempts", 0)) + 1, retry_after)
+        return _later(plain, starting, retry, wait)
+    finally:
+        took = time.monotonic() - began
+        if took > plugin.step_budget:
+            log.warning(
+                "resource %s: a %s step of %s took %.1f s, over its step budget of %.1f s",
+                ctx.resource_name,
+                ctx.action,
+                type(plugin).type_name,
+                took,
+                plugin.step_budget,
+            )
+    if step.done and ctx.connection is not None:
+        ctx.connection.release(token)
+    if step.failed is not None:
+        step = replace(step, failed=_masked(step.failed, _secrets_of(plugin, ctx)))
+    return step
+
+
+def masked(plugin: ResourceType, ctx: ActionContext, text: str) -> str:
+    """`text` (a type's error, said outside a step: a preview's observe) without the
+    connection's secrets or the secret properties' values."""
+    return _masked(text, _secrets_of(plugin, ctx))
+
+
+def _secrets_of(plugin: ResourceType, ctx: ActionContext) -> tuple[str, ...]:
+    """What a failure of the step must not say: the connection's secrets, and the values of
+    the type's secret properties as the action received them (one computed from another
+    resource's attribute is known only here)."""
+    secrets = list(ctx.connection.secrets()) if ctx.connection is not None else []
+    for properties in (ctx.properties, ctx.old_properties or {}):
+        for name in plugin.secret_properties:
+            value = properties.get(name)
+            if value is not None and not isinstance(value, bool) and str(value):
+                secrets.append(str(value))
+    # Longest first, so that a secret holding another is masked whole.
+    return tuple(sorted(set(secrets), key=len, reverse=True))
+
+
+def _step(
+    plugin: ResourceType, ctx: ActionContext, starting: bool, wanted: frozenset[str]
+) -> StepResult:
     starters = {
         Action.CREATE: plugin.create,
         Action.UPDATE: plugin.update,
@@ -102,7 +244,7 @@ def run_step(
         Action.CHECK: plugin.check,
     }
     try:
-        progress: Progress = (starters if first else checkers)[Action(ctx.action)](ctx)
+        progress: Progress = (starters if starting else checkers)[Action(ctx.action)](ctx)
         merged = {**ctx.data, **dict(progress.data)}
         physical_id = progress.physical_id or ctx.physical_id
         if not progress.done:
@@ -110,8 +252,8 @@ def run_step(
         if ctx.action == Action.DELETE:
             return StepResult(True, None, physical_id, merged)
         final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
-        attributes = dict(plugin.attributes(final)) if wanted_attributes else {}
-        picked = pick_attributes(plugin, attributes, wanted_attributes)
+        attributes = dict(plugin.attributes(final)) if wanted else {}
+        picked = pick_attributes(plugin, attributes, wanted)
         return StepResult(
             True, None, physical_id, merged, attributes=picked, reference=plugin.reference(final)
         )
@@ -120,10 +262,67 @@ def run_step(
         # row): not the resource's failure. The node retries the step, which the action's
         # idempotency token makes safe to repeat.
         raise
+    except Transient:
+        raise
+    except NotFound as exc:
+        if ctx.action == Action.DELETE:
+            return StepResult(True, None, ctx.physical_id, dict(ctx.data))  # gone: deleted
+        return StepResult(True, _one_line(str(exc)) or f"{ctx.action} failed: not found")
+    except ProviderError as exc:
+        # What a service answered, as the SDK's errors carry it: one line.
+        return StepResult(True, _one_line(str(exc)) or f"{ctx.action} failed")
     except ResourceFailure as exc:
+        # The engine's own types word their reasons themselves (a deployment's stderr tail).
         return StepResult(True, str(exc) or f"{ctx.action} failed")
     except ConvTasksError as exc:
         return StepResult(True, str(exc))
     except Exception as exc:
-        log.exception("resource %s: %s raised", ctx.resource_name, ctx.action)
-        return StepResult(True, f"{ctx.action} raised {type(exc).__name__}: {exc}")
+        # The traceback's frames (code, no values) go to the worker's log; its message only
+        # masked, for a driver's error may quote a URL with its password.
+        said = _masked(str(exc), _secrets_of(plugin, ctx))
+        log.error(
+            "resource %s: %s raised %s: %s\n%s",
+            ctx.resource_name,
+            ctx.action,
+            type(exc).__name__,
+            said,
+            "".join(traceback.format_tb(exc.__traceback__)).rstrip(),
+        )
+        return StepResult(True, _one_line(f"{ctx.action} raised {type(exc).__name__}: {exc}"))
+
+
+def _later(
+    ctx: ActionContext,
+    starting: bool,
+    retry: Mapping[str, Any],
+    wait: float,
+    *,
+    counted: bool = True,
+) -> StepResult:
+    """The step did not run (a fault, a limit): come back in `wait` seconds, starting the
+    action then if it has not started."""
+    attempts = int(retry.get("attempts", 0)) + (1 if counted else 0)
+    data = {**ctx.data, RETRY: {"start": starting, "attempts": attempts}}
+    return StepResult(False, None, ctx.physical_id, data, max(0.05, wait))
+
+
+def _without_retry(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != RETRY}
+
+
+def _limited(ctx: ActionContext) -> bool:
+    """Rate limits hold the actions that change things and their polls, not a check's read."""
+    return ctx.action != Action.CHECK
+
+
+def _one_line(text: str) -> str:
+    """A failure's reason as one line (the first of a message that has several)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+def _masked(text: str, secrets: tuple[str, ...]) -> str:
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    return text

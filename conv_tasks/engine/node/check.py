@@ -21,7 +21,7 @@ from conv_tasks.engine.node.decide import head_of
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.errors import NotFound
-from conv_tasks.resources import ActionContext
+from conv_tasks.resources import ActionContext, ResourceType
 from conv_tasks.statuses import Action, Status
 
 
@@ -53,7 +53,7 @@ def check_node(run: NodeRun) -> Outcome:
         reason = str(exc)
         run.write(head, {}, [NodeEvent(Action.CHECK, Status.FAILED, reason, head.physical_id)])
         return _hand_on_failure(run, reason)
-    ctx = _check_context(run, head, claim)
+    ctx = _check_context(run, head, claim, plugin)
     step = run_step(plugin, ctx, first=True)
     if not step.done:
         # A check is one question: one not answered yet is asked again later, holding nothing
@@ -82,11 +82,13 @@ def check_node(run: NodeRun) -> Outcome:
     return _hand_on(run, failed)
 
 
-def _check_context(run: NodeRun, head: ResourceVersion, claim: Claim) -> ActionContext:
+def _check_context(
+    run: NodeRun, head: ResourceVersion, claim: Claim, plugin: ResourceType
+) -> ActionContext:
     """The check's context: its token names this check operation (its traversal), so that a
     nested resource starts its child's check once however often it is asked; it started when
     the stack's check did."""
-    ctx = action_context(run.env, run.task.stack_id, head, Action.CHECK, properties=head.properties)
+    ctx = action_context(run, head, Action.CHECK, plugin, properties=head.properties)
     started = claim.stack.started_at if claim.stack is not None else None
     return replace(
         ctx,

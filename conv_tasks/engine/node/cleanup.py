@@ -15,6 +15,7 @@ from typing import Any
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion
 from conv_tasks.engine.node.actions import StepResult, action_context, run_step
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
+from conv_tasks.engine.node.steps import stop_action
 from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.errors import NotFound
 from conv_tasks.statuses import Action, Status
@@ -40,7 +41,10 @@ def clean_up(run: NodeRun) -> Outcome:
     for version in held:
         ours = run.task.poll and version.lock_nonce == run.nonce
         if ours and version.action == Action.DELETE and version.status == Status.IN_PROGRESS:
-            step = _overdue(version) or _delete_step(run, version, first=False)
+            overdue = _overdue(version)
+            if overdue is not None:
+                stop_action(run, version, Action.DELETE)  # its plugin stops what it runs
+            step = overdue or _delete_step(run, version, first=False)
         elif not run.current:
             run.write(version, {})  # a superseded traversal only finishes deletes it began
             continue
@@ -97,10 +101,9 @@ def _overdue(version: ResourceVersion) -> StepResult | None:
 
 
 def _delete_step(run: NodeRun, version: ResourceVersion, *, first: bool) -> StepResult:
-    ctx = action_context(
-        run.env, run.task.stack_id, version, Action.DELETE, properties=version.properties
-    )
-    return run_step(run.plugin(version), ctx, first=first)
+    plugin = run.plugin(version)
+    ctx = action_context(run, version, Action.DELETE, plugin, properties=version.properties)
+    return run_step(plugin, ctx, first=first)
 
 
 def _drop(run: NodeRun, drops: list[ResourceVersion], events: dict[int, list[NodeEvent]]) -> None:

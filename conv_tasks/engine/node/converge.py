@@ -85,10 +85,10 @@ def converge(run: NodeRun) -> Outcome:
         return _resume(run, head, claim, wanted, prepared)
     if verdict == Verdict.CREATE:
         ctx = action_context(
-            run.env,
-            run.task.stack_id,
+            run,
             head,
             Action.CREATE,
+            plugin,
             properties=prepared.properties,
             facade=_facade(definition, prepared),
         )
@@ -189,10 +189,10 @@ def _new_version(
         # Our lease ran out, or another node made that version first: it carries on.
         return Outcome.LOST_LEASE
     ctx = action_context(
-        run.env,
-        run.task.stack_id,
+        run,
         new,
         action,
+        plugin,
         properties=prepared.properties,
         old_properties=head.properties if in_place else None,
         facade=_facade(run.definition(), prepared),
@@ -229,9 +229,7 @@ def _converged(
     stored = read_stored_output(version.attributes)
     ref, attrs = stored.ref, dict(stored.attributes)
     if not wanted <= attrs.keys() and MEMBER_VIEW not in attrs:
-        ctx = action_context(
-            run.env, run.task.stack_id, version, Action.UPDATE, properties=version.properties
-        )
+        ctx = action_context(run, version, Action.UPDATE, plugin, properties=version.properties)
         try:
             fresh = dict(plugin.attributes(ctx))
             attrs.update(pick_attributes(plugin, fresh, wanted))

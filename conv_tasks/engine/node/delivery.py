@@ -57,6 +57,7 @@ class NodeRun:
         self.nonce = nonce
         self.name = task.node.name
         self.current = False
+        self.tenant = ""  # the stack's tenant, once claimed
         self.outbox: list[dict[str, Any]] = []
         self._definition: StackDefinition | None = None
 
@@ -103,6 +104,8 @@ class NodeRun:
             waiter=waiter_ref(self.task),
         )
         self.current = claim.stack is not None and claim.stack.current
+        if claim.stack is not None:
+            self.tenant = claim.stack.tenant
         return claim
 
     def write(

@@ -80,7 +80,7 @@ def poll_action(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome
         started = version.action_started_at or deadline
         took = max(0.0, (deadline - started).total_seconds())
         reason = f"the {action} action timed out: it did not finish within {took:.0f} s"
-        _stop(run, version, action)
+        stop_action(run, version, action)
         return after_step(run, version, action, StepResult(True, reason), claim)
     wanted = (
         run.definition().attributes_needed.get(run.name, frozenset())
@@ -92,16 +92,16 @@ def poll_action(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome
 
 def _interrupt(run: NodeRun, version: ResourceVersion, action: Action, claim: Claim) -> Outcome:
     """Tell the plugin to stop, and end the action FAILED as interrupted."""
-    _stop(run, version, action)
+    stop_action(run, version, action)
     reason = f"{action} interrupted: {version.interrupt_reason}"
     return after_step(run, version, action, StepResult(True, reason), claim)
 
 
-def _stop(run: NodeRun, version: ResourceVersion, action: Action) -> None:
+def stop_action(run: NodeRun, version: ResourceVersion, action: Action) -> None:
     """The plugin's interrupt hook, for an action that ends before it finished (interrupted or
     timed out): a deployment stops waiting for its server."""
     plugin = run.plugin(version)
-    ctx = action_context(run.env, run.task.stack_id, version, action, properties=version.properties)
+    ctx = action_context(run, version, action, plugin, properties=version.properties)
     try:
         plugin.interrupt(ctx)
     except Exception:
@@ -120,16 +120,16 @@ def step_action(
 ) -> Outcome:
     action = Action(version.action)
     old = next((v for v in claim.versions if v.id == version.replaces), None)
+    plugin = run.plugin(version)
     ctx = action_context(
-        run.env,
-        run.task.stack_id,
+        run,
         version,
         action,
+        plugin,
         properties=version.properties,
         old_properties=old.properties if old is not None and action == Action.UPDATE else None,
         facade=facade,
     )
-    plugin = run.plugin(version)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)
     return after_step(run, version, action, step, claim, prepared=prepared)
 

@@ -3,9 +3,10 @@
 Like views.py, which this builds on, hidden parameter values
 never leave this module: a property whose template value reads a hidden
 parameter (or an attribute of a resource derived from one) is masked whole,
-so are all the attributes of such a resource and every secret attribute (a
-wait condition handle's token), and every other value goes through the
-stack's redactor. With no template to judge by, nothing is shown.
+so are all the attributes of such a resource, every secret attribute (a
+wait condition handle's token) and every secret property (a role's
+password), and every other value goes through the stack's redactor. With
+no template to judge by, nothing is shown.
 """
 
 from __future__ import annotations
@@ -30,11 +31,12 @@ RECENT_EVENTS = 20
 
 
 def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str] | None:
-    """The properties of `name` whose template values derive from a hidden parameter (or
-    read a secret attribute);
+    """The properties of `name` that are secret (its type's secret_properties) or whose
+    template values derive from a hidden parameter (or read a secret attribute);
     None when all of them must be masked (a resource the template does not name)."""
+    secret = definition.secret_properties.get(name, frozenset())
     if name not in definition.hidden_resources:
-        return frozenset()
+        return secret
     snippet = definition.template.resources.get(name)
     if snippet is None or name in definition.facade_readers:
         # A reader of a hidden facade: the values are in place of the calls, so which
@@ -55,7 +57,7 @@ def _masked_properties(definition: StackDefinition, name: str) -> frozenset[str]
             ):
                 masked.add(key)
                 break
-    return frozenset(masked)
+    return frozenset(masked) | secret
 
 
 def _mask_all(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,19 +20,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.db import ResourceVersion, version_of
+from conv_tasks.db import ResourceVersion, StackRow, version_of
 from conv_tasks.engine.definition import (
     EnvironmentSources,
     StackDefinition,
     request_inputs,
 )
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import Verdict, decide, repaired_in_place
+from conv_tasks.engine.node import Verdict, decide, masked, observing_context, repaired_in_place
 from conv_tasks.engine.payload import read_stored_output
 from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
 from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
+from conv_tasks.resources import ResourceType
 from conv_tasks.template.functions import GetAttr
 
 CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
@@ -90,6 +91,7 @@ def preview_stack(
             entry = _existing(
                 env, definition, old, by_id[head_id], versions, plan.converge, by_id, actions
             )
+            entry["reality"] = _reality(env, stack, by_id[head_id], definition)
         actions[node.name] = entry["action"]
         entries.append(entry)
     heads = {v.name: v for v in versions if v.replaced_by is None}
@@ -165,12 +167,41 @@ def _existing(
         hidden = name in definition.hidden_resources or (
             old is not None and name in old.hidden_resources
         )
+        secret = definition.secret_properties.get(name, frozenset())
         before, after = head.properties, prepared.properties
         for key in sorted(before.keys() | after.keys()):
             if before.get(key) != after.get(key):
-                changes[key] = _change(before.get(key), after.get(key), hidden, definition, old)
+                changes[key] = _change(
+                    before.get(key), after.get(key), hidden or key in secret, definition, old
+                )
     reason = definition.reason(name, decision.reason) if decision.reason else ""
     return _entry(name, snippet.type, action, reason, changes, uncertain)
+
+
+def _reality(
+    env: EngineEnv, stack: StackRow, head: ResourceVersion, definition: StackDefinition
+) -> dict[str, Any] | None:
+    """How the real object differs from what the stack last made it (its type's `observe`):
+    {"exists": False}, {"exists": True, "differs": [property names]}, {"unknown": why}; None
+    when it matches, or the type cannot observe. Names only: a value may be hidden."""
+    try:
+        plugin = definition.plugin_type(head.type, env.registry)()
+    except ConvTasksError:
+        return None
+    if type(plugin).observe is ResourceType.observe or head.physical_id is None:
+        return None
+    ctx = observing_context(env, stack.id, stack.tenant, head, plugin)
+    try:
+        observed = plugin.observe(ctx)
+    except Exception as exc:  # the service did not answer: say so, do not fail the preview
+        text = masked(plugin, ctx, str(exc)).strip().splitlines()
+        return {"unknown": definition.reason(head.name, text[0] if text else type(exc).__name__)}
+    if observed is None:
+        return None
+    if not observed.exists:
+        return {"exists": False}
+    differs = observed.differences(head.properties)
+    return {"exists": True, "differs": differs} if differs else None
 
 
 def _change(
@@ -206,6 +237,7 @@ def _entry(
         "reason": reason,
         "changes": changes or {},
         "uncertain": uncertain,
+        "reality": None,
     }
 
 

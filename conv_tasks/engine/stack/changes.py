@@ -20,6 +20,7 @@ from conv_tasks.engine.definition import (
     EnvironmentSources,
     StackDefinition,
     StackInputs,
+    check_connections,
     request_inputs,
 )
 from conv_tasks.engine.environment import EngineEnv
@@ -104,6 +105,7 @@ def create(
         environment=inputs.environment,
         facade=facade,
     )
+    check_connections(definition, tenant, env.connections, env.registry)
     new = NewStack(
         id=str(uuid.uuid4()),
         name=name,

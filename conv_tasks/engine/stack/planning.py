@@ -18,6 +18,7 @@ from conv_tasks.engine.definition import (
     EnvironmentSources,
     StackDefinition,
     StackInputs,
+    check_connections,
     check_immutable,
     declares_immutable,
     request_inputs,
@@ -72,7 +73,7 @@ def plan_change(
     template = request.template
     source: Mapping[str, Any] | str = template if template is not None else current.template
     # Without a new template, the stack's parameters, environment and files are kept
-    # and the given ones patched in (README "Environments").
+    # and the given ones patched in (docs/features/environments.md).
     keep = request.existing_parameters or template is None
     values = {**current.parameters, **request.parameters} if keep else dict(request.parameters)
     inputs = update_inputs(
@@ -92,6 +93,7 @@ def plan_change(
     )
     if declares_immutable(definition):
         check_immutable(env.definitions.of_row(current), definition)
+    check_connections(definition, stack.tenant, env.connections, env.registry)
     return PlannedChange(current, definition, values, inputs, facade, keep)
 
 

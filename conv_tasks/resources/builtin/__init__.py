@@ -5,9 +5,12 @@ Registering them is the registry's job; this package only lists them.
 
 from __future__ import annotations
 
+from conv_tasks.resources.builtin.celery_task import CeleryTaskResource
 from conv_tasks.resources.builtin.dummy import DummyResource
 from conv_tasks.resources.builtin.heat_stack import HeatStackResource
+from conv_tasks.resources.builtin.http_resource import HttpResource
 from conv_tasks.resources.builtin.none import NoneResource
+from conv_tasks.resources.builtin.postgresql import PostgreSQLDatabase, PostgreSQLRole
 from conv_tasks.resources.builtin.random_string import RandomStringResource
 from conv_tasks.resources.builtin.resource_group import ResourceGroup
 from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
@@ -32,13 +35,21 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     ResourceGroup,
     WaitConditionHandleResource,
     WaitConditionResource,
+    PostgreSQLRole,
+    PostgreSQLDatabase,
+    HttpResource,
+    CeleryTaskResource,
 )
 
 __all__ = [
     "BUILTIN_TYPES",
+    "CeleryTaskResource",
     "DummyResource",
     "HeatStackResource",
+    "HttpResource",
     "NoneResource",
+    "PostgreSQLDatabase",
+    "PostgreSQLRole",
     "RandomStringResource",
     "ResourceGroup",
     "SoftwareConfigResource",

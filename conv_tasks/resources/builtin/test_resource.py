@@ -9,7 +9,8 @@ nothing here, since there is no client to poll and attributes are stored. Waitin
 done by asking to be polled again until the time is up - never by sleeping -
 so a wait can be interrupted, and given a deadline (action_timeout_secs).
 The sandbox work of an action happens at its end, after the wait, so a
-failed action leaves nothing behind.
+failed action leaves nothing behind. `observe` reads the sandbox object (is it
+there, what value it holds) for previews and the conformance kit.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from conv_tasks.resources.plugin import (
     DELETE,
     UPDATE,
     ActionContext,
+    Observed,
     Progress,
     ResourceType,
 )
@@ -187,6 +189,15 @@ class TestResource(ResourceType):
                 action=ctx.action,
             )
         return Progress(done=True)
+
+    def observe(self, ctx: ActionContext) -> Observed | None:
+        """The sandbox object: whether it is there, and the value it holds."""
+        found = ctx.sandbox.get(ctx.physical_id) if ctx.physical_id is not None else None
+        if found is None:
+            return Observed(exists=False)
+        return Observed(
+            exists=True, properties={"value": (found.get("properties") or {}).get("value")}
+        )
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         return {"output": ctx.properties.get("value"), "physical_id": ctx.physical_id}

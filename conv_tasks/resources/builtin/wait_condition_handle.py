@@ -1,7 +1,7 @@
 """OS::Heat::WaitConditionHandle: where hosts outside the stack signal that they are ready.
 
 conv_tasks has no HTTP API, so a handle's attributes say how to signal it
-over the broker instead of with curl (README, "Wait conditions"):
+over the broker instead of with curl (docs/features/wait-conditions.md):
 
 - `token`: the handle's credential, 256 random bits made when the handle is
   created. Signals must carry it; the handle's row keeps only its hash.

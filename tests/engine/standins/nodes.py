@@ -153,6 +153,7 @@ class StandinNodeStore:
                     template_id=stack["raw_template_id"],
                     timeout_mins=stack["timeout_mins"],
                     started_at=stack["operation_started_at"],
+                    tenant=stack["tenant"],
                 ),
                 tuple(
                     replace(version_of(claimed.get(r["id"], r)), held=r["id"] in claimed)

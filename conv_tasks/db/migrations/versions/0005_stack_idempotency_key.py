@@ -2,7 +2,7 @@
 
 A caller that gave up waiting sends its create again with the same key; the
 worker answers with the stack the first request made instead of a second
-one (README, "Late requests").
+one (docs/task-api.md, "Late requests").
 
 Revision ID: 0005
 Revises: 0004

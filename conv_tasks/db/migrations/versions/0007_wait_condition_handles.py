@@ -1,8 +1,8 @@
 """wait_condition_handle: the signals of each wait condition handle, and its token's hash
 
 A handle's token is checked against its SHA-256 only; the signals are kept
-in arrival order for the wait condition that reads them (README, "Wait
-conditions").
+in arrival order for the wait condition that reads them
+(docs/features/wait-conditions.md).
 
 Revision ID: 0007
 Revises: 0006

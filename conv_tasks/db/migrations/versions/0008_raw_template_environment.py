@@ -1,7 +1,7 @@
 """raw_template.environment: the merged environment a template was stored with
 
 The parameters, parameter_defaults and resource_registry that applied to the
-template (README "Environments"), merged from the environments of the
+template (docs/features/environments.md), merged from the environments of the
 request; the definition of a stored template is built from it and from
 raw_template.files. Rows from before hold an empty environment.
 

@@ -1,0 +1,89 @@
+"""The conformance kit: prove that a resource type behaves, against real conv_tasks workers.
+
+A type package describes one resource of its type in a TypeCase and asks the pytest fixture
+`conformance` to check it (the plugin, conv_tasks.testing.plugin, comes with conv_tasks through
+the `pytest11` entry point):
+
+    from conv_tasks.testing import TypeCase
+
+    CASE = TypeCase(type_name="Example::Thing", properties={"size": 1},
+                    update_in_place={"size": 2}, update_replace={"name": "other"},
+                    connections=CONNECTIONS_YAML)
+
+    def test_conformance(conformance):
+        conformance.check(CASE)
+
+The checks (conformance.py lists them) run on a private cluster (cluster.py): a fresh
+database, real `celery worker` processes that find the package's types through its entry
+point, and a CONV_TASKS_CONNECTIONS file written from the case. Some run the engine in the
+test process (inprocess.py), to time every step and to kill a worker at a chosen moment.
+Each failure names the type, the check, the step and what it saw; a check that does not
+apply to the type says so. PrivatePostgres and PrivateRedis start throwaway servers for
+what a type acts on. The guide's page is docs/guide/conformance-kit.md.
+
+This package never changes conv_tasks' own behaviour, and importing it reads no settings.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from conv_tasks.testing.case import UNDER_TEST, CheckedStack, TypeCase, connections_file
+from conv_tasks.testing.report import CheckResult, ConformanceFailure, Report, Verdict
+
+if TYPE_CHECKING:
+    from conv_tasks.testing.cluster import Cluster
+    from conv_tasks.testing.conformance import Conformance
+    from conv_tasks.testing.services import (
+        PrivatePostgres,
+        PrivateRedis,
+        TestServices,
+        celery_app,
+        free_port,
+        fresh_database,
+        wait_for_workers,
+    )
+
+# The names whose modules start the engine, Celery and SQLAlchemy, imported on first use:
+# pytest loads the plugin (and so this face) in every run where conv_tasks is installed, and a
+# run that never asks for the kit should not pay for it.
+_ON_FIRST_USE = {
+    "Cluster": "conv_tasks.testing.cluster",
+    "Conformance": "conv_tasks.testing.conformance",
+    "PrivatePostgres": "conv_tasks.testing.services",
+    "PrivateRedis": "conv_tasks.testing.services",
+    "TestServices": "conv_tasks.testing.services",
+    "celery_app": "conv_tasks.testing.services",
+    "free_port": "conv_tasks.testing.services",
+    "fresh_database": "conv_tasks.testing.services",
+    "wait_for_workers": "conv_tasks.testing.services",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "UNDER_TEST",
+    "CheckResult",
+    "CheckedStack",
+    "Cluster",
+    "Conformance",
+    "ConformanceFailure",
+    "PrivatePostgres",
+    "PrivateRedis",
+    "Report",
+    "TestServices",
+    "TypeCase",
+    "Verdict",
+    "celery_app",
+    "connections_file",
+    "free_port",
+    "fresh_database",
+    "wait_for_workers",
+]

@@ -1,0 +1,315 @@
+"""The services a conformance run stands on, and private ones a test starts for itself.
+
+`TestServices.from_env` reads where the cluster's PostgreSQL, Redis and broker are (the
+CONV_TASKS_TEST_* variables, defaulting to the local servers): the one place the kit reads
+the environment. `PrivatePostgres` and `PrivateRedis` are throwaway servers on free ports in a
+temporary directory, for what a type acts on (a database of its own) or for a broker no
+other worker listens on; they stop exactly the processes they started. PostgreSQL refuses to
+run as root, so when we are root its programs run as the `postgres` user. A missing program
+fails with a sentence saying how to get it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+from celery import Celery
+from sqlalchemy import create_engine, text
+
+from conv_tasks.broker.options import broker_options
+from conv_tasks.db.migrate import upgrade
+from conv_tasks.db.session import driver_url
+from conv_tasks.settings import Settings
+
+DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks_test"
+DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/13"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
+DEFAULT_RESULT_BACKEND = "redis://127.0.0.1:6379/12"
+
+
+@dataclass(frozen=True)
+class TestServices:
+    """Where a conformance cluster keeps its state: a PostgreSQL server (the cluster makes a
+    database of its own there, named after `database_url`'s), a Redis, a broker and a result
+    backend. The cluster's keys carry a prefix of their own."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    database_url: str
+    broker_url: str
+    redis_url: str
+    result_backend: str
+    # Where PostgreSQL's server programs (initdb, pg_ctl) are, for PrivatePostgres.
+    pg_bin: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> TestServices:
+        env = os.environ if env is None else env
+        return cls(
+            database_url=env.get("CONV_TASKS_TEST_DATABASE_URL") or DEFAULT_DATABASE_URL,
+            broker_url=env.get("CONV_TASKS_TEST_BROKER_URL") or DEFAULT_BROKER_URL,
+            redis_url=env.get("CONV_TASKS_TEST_REDIS_URL") or DEFAULT_REDIS_URL,
+            result_backend=env.get("CONV_TASKS_TEST_RESULT_BACKEND") or DEFAULT_RESULT_BACKEND,
+            pg_bin=env.get("CONV_TASKS_TEST_PG_BIN") or "",
+        )
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def postgres_bin_dir(pg_bin: str = "") -> Path:
+    """Where PostgreSQL's initdb and pg_ctl should be: `pg_bin` (CONV_TASKS_TEST_PG_BIN) if
+    given, else the newest /usr/lib/postgresql/*/bin that has them, else the directory of the
+    initdb on PATH (else /usr/lib/postgresql/15/bin, which postgres_programs refuses)."""
+    if pg_bin:
+        return Path(pg_bin)
+    installed = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=_major_version, reverse=True)
+    on_path = shutil.which("initdb")
+    candidates = [*installed, *([str(Path(on_path).parent)] if on_path else [])]
+    for candidate in candidates:
+        if (Path(candidate) / "initdb").exists() and (Path(candidate) / "pg_ctl").exists():
+            return Path(candidate)
+    return Path("/usr/lib/postgresql/15/bin")
+
+
+def postgres_programs(pg_bin: str = "") -> Path:
+    """postgres_bin_dir, if initdb and pg_ctl are there; RuntimeError saying how to get them."""
+    found = postgres_bin_dir(pg_bin)
+    if (found / "initdb").exists() and (found / "pg_ctl").exists():
+        return found
+    raise RuntimeError(
+        f"PostgreSQL's server programs (initdb, pg_ctl) were not found in {found}"
+        ": install them (Debian: `apt-get install postgresql`), or set CONV_TASKS_TEST_PG_BIN "
+        "to the directory that holds them."
+    )
+
+
+def _major_version(bin_dir: str) -> int:
+    name = Path(bin_dir).parent.name
+    return int(name) if name.isdigit() else 0
+
+
+class PrivatePostgres:
+    """A throwaway PostgreSQL cluster (no fsync) on a free port. Without a `password` anyone on
+    127.0.0.1 gets in (trust); with one, every connection must give it (scram-sha-256), and
+    `password_file` holds it for a connection's `password_file`."""
+
+    def __init__(
+        self, database: str = "conv_tasks", *, password: str | None = None, pg_bin: str = ""
+    ) -> None:
+        self.port = free_port()
+        self.database = database
+        self.password = password
+        self.bin = postgres_programs(pg_bin or TestServices.from_env().pg_bin)
+        self.root = Path(tempfile.mkdtemp(prefix="conv-tasks-pg-"))
+        self.data = self.root / "data"
+        self.log = self.root / "postgres.log"
+        self.password_file = self.root / "password"
+        self._as_postgres: list[str] = []
+        self._owner: tuple[int, int] | None = None
+        if os.geteuid() == 0:
+            account = pwd.getpwnam("postgres")
+            self._owner = (account.pw_uid, account.pw_gid)
+            os.chown(self.root, *self._owner)
+            self._as_postgres = ["runuser", "-u", "postgres", "--"]
+
+    @property
+    def url(self) -> str:
+        """The SQLAlchemy URL of `database`, password included (for the test's own use)."""
+        secret = f":{self.password}" if self.password else ""
+        return f"postgresql+psycopg://postgres{secret}@127.0.0.1:{self.port}/{self.database}"
+
+    def libpq_url(self, database: str = "postgres") -> str:
+        """A libpq URL without the password: what a postgresql connection's `url` holds."""
+        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+
+    def connection(self, database: str = "postgres", **fields: Any) -> dict[str, Any]:
+        """A `postgresql` connection to `database` as the superuser, for connections_file
+        (its password read from `password_file`); `fields` adds others (`rate_limit`)."""
+        found: dict[str, Any] = {"kind": "postgresql", "url": self.libpq_url(database)}
+        if self.password is not None:
+            found["password_file"] = str(self.password_file)
+        return {**found, **fields}
+
+    def connect(self, database: str = "postgres") -> Any:
+        """A psycopg connection (autocommit) as the superuser."""
+        import psycopg
+
+        return psycopg.connect(
+            host="127.0.0.1",
+            port=self.port,
+            user="postgres",
+            dbname=database,
+            password=self.password,
+            autocommit=True,
+        )
+
+    def _run(self, *args: str) -> None:
+        subprocess.run(
+            [*self._as_postgres, *args], check=True, capture_output=True, cwd=self.root, timeout=60
+        )
+
+    def init(self) -> None:
+        auth = ["-A", "trust"]
+        if self.password is not None:
+            self.password_file.write_text(self.password, encoding="utf-8")
+            self.password_file.chmod(0o600)
+            if self._owner is not None:
+                os.chown(self.password_file, *self._owner)
+            auth = ["-A", "scram-sha-256", f"--pwfile={self.password_file}"]
+        self._run(
+            str(self.bin / "initdb"), "-D", str(self.data), *auth, "-U", "postgres",
+            "--no-sync", "--no-instructions",
+        )  # fmt: skip
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
+            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+        )
+        self._run(
+            str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
+            "-w", "-t", "30", "start",
+        )  # fmt: skip
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server; `fast` ends every session at once, as a restart does."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def create_database(self) -> None:
+        with self.connect() as conn:
+            conn.execute(f'CREATE DATABASE "{self.database}"')
+
+    def destroy(self) -> None:
+        with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+class PrivateRedis:
+    """A redis-server of our own, keeping nothing on disk, on a free port (asking for
+    `password`, when one is given)."""
+
+    def __init__(self, password: str = "") -> None:
+        if shutil.which("redis-server") is None:
+            raise RuntimeError(
+                "redis-server is not installed: install it (Debian: `apt-get install "
+                "redis-server`)."
+            )
+        self.port = free_port()
+        self.password = password
+        self.root = Path(tempfile.mkdtemp(prefix="conv-tasks-redis-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def url(self, db: int = 0) -> str:
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/{db}"
+
+    def start(self) -> None:
+        with open(self.root / "redis.log", "ab") as log:
+            self.proc = subprocess.Popen(
+                [
+                    "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                    "--save", "", "--appendonly", "no", "--dir", str(self.root),
+                    *(["--requirepass", self.password] if self.password else []),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        client = self.client()
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        client.close()
+
+    def client(self, db: int = 0) -> redis.Redis:
+        return redis.Redis(port=self.port, db=db, password=self.password or None)
+
+    def connection(self, db: int = 0, **fields: Any) -> dict[str, Any]:
+        """A `celery` connection whose broker is database `db` and results `db + 1`, for
+        connections_file; `fields` adds others."""
+        found = {"kind": "celery", "broker_url": self.url(db), "result_backend": self.url(db + 1)}
+        return {**found, **fields}
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=10)
+            self.proc = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def fresh_database(server_url: str, suffix: str) -> str:
+    """A migrated database of its own, named after `server_url`'s with `_SUFFIX` appended: no
+    other test's beat (its watchdog, its purge) watches the stacks made there."""
+    target = driver_url(server_url)
+    target = target.set(database=f"{target.database}_{suffix}")
+    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{target.database}"'))
+    admin.dispose()
+    url = target.render_as_string(hide_password=False)
+    upgrade(url)
+    return url
+
+
+def drop_database(url: str) -> None:
+    """Drop the database `url` names (its sessions are ended first)."""
+    target = driver_url(url)
+    admin = create_engine(target.set(database="postgres"), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)'))
+    admin.dispose()
+
+
+def celery_app(env: Mapping[str, str], name: str = "conv_tasks_client") -> Celery:
+    """A Celery app of the test process that talks to the broker and results in `env`."""
+    settings = Settings.from_env(env)
+    broker = broker_options(settings.broker_url, visibility_timeout=settings.visibility_timeout)
+    app = Celery(name)
+    app.config_from_object("celeryconfig")
+    app.conf.update(
+        broker_url=settings.broker_url,
+        broker_transport_options=broker.transport_options,
+        result_backend=settings.result_backend,
+    )
+    return app
+
+
+def wait_for_workers(app: Celery, hostnames: set[str], timeout: float = 60.0) -> None:
+    """Wait until every named worker answers a ping on `app`'s broker."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        replies: list[dict[str, Any]] = app.control.ping(timeout=1.0) or []
+        up = {next(iter(reply)).split("@")[0] for reply in replies}
+        if hostnames <= up:
+            return
+        time.sleep(0.3)
+    raise RuntimeError(f"workers {sorted(hostnames)} did not answer within {timeout:.0f}s")

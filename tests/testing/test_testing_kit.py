@@ -1,0 +1,209 @@
+"""The conformance kit catches what it checks: each broken type fails its check, by name.
+
+The broken types (kit_types.py) come through an entry point of a distribution written here,
+on a path the workers and this process both search, as a type package's would.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from kit_types import entry_points_text
+from test_testing_builtins import sandbox_objects
+
+from conv_tasks.testing import (
+    Conformance,
+    ConformanceFailure,
+    PrivatePostgres,
+    Report,
+    TypeCase,
+    Verdict,
+    connections_file,
+)
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.fixture(scope="module")
+def plugged_in(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    """A distribution whose entry points plug kit_types in: the environment workers need to
+    find it (this process finds it from now on)."""
+    site = tmp_path_factory.mktemp("kit-types-site")
+    dist = site / "conv_tasks_kit_types-0.dist-info"
+    dist.mkdir()
+    metadata = "Metadata-Version: 2.1\nName: conv-tasks-kit-types\nVersion: 0\n"
+    (dist / "METADATA").write_text(metadata)
+    (dist / "entry_points.txt").write_text(entry_points_text())
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(site))
+        path = os.pathsep.join([str(site), str(HERE), os.environ.get("PYTHONPATH", "")])
+        yield {"PYTHONPATH": path}
+
+
+def case(type_name: str, environ: dict[str, str], **given: object) -> TypeCase:
+    return TypeCase(
+        type_name=type_name,
+        properties={"value": "one"},
+        update_in_place={"value": "two"},
+        update_replace={"name": "other"},
+        environ=environ,
+        count_objects=sandbox_objects,
+        timeout=60,
+        **given,  # type: ignore[arg-type]
+    )
+
+
+def failure(report: Report, check: str) -> str:
+    [result] = [r for r in report.results if r.check == check]
+    assert result.verdict == Verdict.FAILED, report.render()
+    return result.detail
+
+
+def test_a_well_behaved_sandbox_type_passes(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.check(case("Kit::SandboxThing", plugged_in))
+    assert not report.failed
+    assert report.verdict("secrets kept") == Verdict.NOT_APPLICABLE
+
+
+def test_a_type_that_ignores_the_token_fails_the_exactly_once_checks(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(
+        case("Kit::TokenIgnored", plugged_in),
+        checks=["same token twice", "worker killed mid-create"],
+    )
+    assert "start again: the same token made a second object" in failure(report, "same token twice")
+    assert "two objects" in failure(report, "worker killed mid-create")
+
+
+def test_an_observe_that_lies_fails_both_observe_checks(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    checks = ["observe after create", "observe after delete"]
+    report = conformance.run(case("Kit::ObserveLies", plugged_in), checks=checks)
+    assert "differs from the resource's properties in value" in failure(
+        report, "observe after create"
+    )
+    assert "still exists after delete" in failure(report, "observe after delete")
+
+
+def test_an_update_in_place_that_makes_a_new_object_disagrees_with_preview(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(case("Kit::UpdateReplaces", plugged_in), checks=["update in place"])
+    assert "preview said update, but the physical id changed" in failure(report, "update in place")
+
+
+def test_a_replacement_that_keeps_the_object_disagrees_with_preview(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(case("Kit::ReplaceKeeps", plugged_in), checks=["replacement"])
+    assert "preview said replace, but the physical id stayed" in failure(report, "replacement")
+
+
+def test_a_step_over_the_types_budget_fails_the_budget_check(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(
+        case("Kit::SlowStep", plugged_in), checks=["same token twice", "step budget"]
+    )
+    detail = failure(report, "step budget")
+    assert "under_test create: took" in detail and "over the type's step budget of 0.3 s" in detail
+
+
+def test_a_delete_that_fails_on_a_missing_object_fails_delete_twice(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(case("Kit::DeleteOnce", plugged_in), checks=["delete twice"])
+    assert "the second delete failed" in failure(report, "delete twice")
+    assert "is not there" in failure(report, "delete twice")
+
+
+def test_an_interrupt_that_raises_fails_the_interrupt_check(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(case("Kit::InterruptRaises", plugged_in), checks=["interrupt"])
+    assert "the type's interrupt raised RuntimeError: cannot stop" in failure(report, "interrupt")
+
+
+def secret_case(type_name: str, plugged_in: dict[str, str], postgres: PrivatePostgres) -> TypeCase:
+    """A case of `type_name` acting through a connection to `postgres`, which has a password."""
+    connections = connections_file({"kit-db": postgres.connection()})
+    given = case(type_name, plugged_in, connections=connections)
+    return replace(given, properties={"value": "one", "connection": "kit-db"})
+
+
+def test_the_engine_in_the_test_process_acts_through_the_cases_connections(
+    conformance: Conformance, plugged_in: dict[str, str], private_postgres: PrivatePostgres
+) -> None:
+    # After a case without connections, the next case's are the ones its steps get, in the
+    # workers and in the test process alike.
+    conformance.run(case("Kit::SandboxThing", plugged_in), checks=["interrupt"])
+    connected = secret_case("Kit::ConnectedThing", plugged_in, private_postgres)
+    checks = ["observe after create", "same token twice", "secrets kept"]
+    report = conformance.check(connected, checks=checks)
+    assert report.verdict("same token twice") == Verdict.PASSED
+    assert report.verdict("secrets kept") == Verdict.PASSED
+
+
+def test_a_type_that_logs_its_connections_password_fails_the_secrets_check(
+    conformance: Conformance, plugged_in: dict[str, str], private_postgres: PrivatePostgres
+) -> None:
+    leaky = secret_case("Kit::SecretLogger", plugged_in, private_postgres)
+    with pytest.raises(ConformanceFailure) as raised:
+        conformance.check(leaky, checks=["create", "secrets kept"])
+    message = str(raised.value)
+    assert "Kit::SecretLogger failed 1 conformance check(s)" in message
+    assert (
+        "Kit::SecretLogger, secrets kept: failed: search: a connection's secret appears in "
+        "the workers' logs" in message
+    )
+    assert private_postgres.password is not None and private_postgres.password not in message
+
+
+def test_a_password_in_a_failure_is_masked_in_what_the_kit_reports(
+    conformance: Conformance, plugged_in: dict[str, str], private_postgres: PrivatePostgres
+) -> None:
+    failing = secret_case("Kit::SecretInReason", plugged_in, private_postgres)
+    with pytest.raises(ConformanceFailure) as raised:
+        conformance.check(failing, checks=["create", "secrets kept"])
+    report = raised.value.report
+    assert "the server said no to ******." in failure(report, "create")
+    assert report.verdict("secrets kept") == Verdict.PASSED
+    assert private_postgres.password is not None
+    assert private_postgres.password not in str(raised.value)
+
+
+def test_checks_that_do_not_apply_are_reported_so(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    given = TypeCase(type_name="Kit::SandboxThing", properties={"value": "one"}, environ=plugged_in)
+    report = conformance.run(given, checks=["update in place", "replacement", "interrupt"])
+    assert report.verdict("update in place") == Verdict.NOT_APPLICABLE
+    assert report.verdict("replacement") == Verdict.NOT_APPLICABLE
+    assert report.verdict("interrupt") == Verdict.NOT_APPLICABLE
+    assert "nothing was under way to interrupt" in report.render()
+
+
+def test_a_failed_create_leaves_the_checks_standing_on_it_not_run(
+    conformance: Conformance,
+) -> None:
+    broken = TypeCase(type_name="OS::Heat::TestResource", properties={"fail": True})
+    report = conformance.run(broken, checks=["delete twice"])
+    assert failure(report, "create") == (
+        "stack create: the stack ended CREATE_FAILED: under_test is CREATE_FAILED: Resource "
+        "under_test failed to create because it was asked to (TestResource fail/fail_on)."
+    )
+    assert report.verdict("delete") == Verdict.NOT_RUN
+    assert report.verdict("delete twice") == Verdict.NOT_RUN
+
+
+def test_an_unknown_check_is_refused_by_name(conformance: Conformance) -> None:
+    with pytest.raises(ValueError, match="no such conformance check: creat "):
+        conformance.run(TypeCase(type_name="OS::Heat::None"), checks=["creat"])
