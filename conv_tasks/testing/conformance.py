@@ -24,6 +24,7 @@ raises ConformanceFailure.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Collection, Mapping
 
 from conv_tasks.connections import parse_connections, read_secret
@@ -152,17 +153,22 @@ def _run(report: Report, check: str, body: Callable[[], str], *, needs: str | No
     if needs is not None and report.verdict(needs) != Verdict.PASSED:
         report.add(CheckResult(check, Verdict.NOT_RUN, f"`{needs}` did not pass"))
         return
+    began = time.monotonic()
+
+    def result(verdict: Verdict, detail: str) -> CheckResult:
+        return CheckResult(check, verdict, detail, seconds=time.monotonic() - began)
+
     try:
         detail = body()
     except NotApplicable as exc:
-        report.add(CheckResult(check, Verdict.NOT_APPLICABLE, str(exc)))
+        report.add(result(Verdict.NOT_APPLICABLE, str(exc)))
     except CheckFailed as exc:
-        report.add(CheckResult(check, Verdict.FAILED, f"{exc.step}: {exc.saw}"))
+        report.add(result(Verdict.FAILED, f"{exc.step}: {exc.saw}"))
     except Exception as exc:  # the check could not be made: that fails it, by name
         log.exception("conformance check %r of %s raised", check, report.type_name)
-        report.add(CheckResult(check, Verdict.FAILED, f"raised {type(exc).__name__}: {exc}"))
+        report.add(result(Verdict.FAILED, f"raised {type(exc).__name__}: {exc}"))
     else:
-        report.add(CheckResult(check, Verdict.PASSED, detail))
+        report.add(result(Verdict.PASSED, detail))
 
 
 def step_budget(engine: InProcessEngine, recorder: Recorder) -> str:

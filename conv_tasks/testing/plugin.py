@@ -95,4 +95,5 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         terminalreporter.write_line(report.type_name)
         for result in report.results:
             detail = f": {result.detail}" if result.detail else ""
-            terminalreporter.write_line(f"  {marks[result.verdict]:8} {result.check}{detail}")
+            took = f" ({result.seconds:.1f} s)" if result.verdict != Verdict.NOT_RUN else ""
+            terminalreporter.write_line(f"  {marks[result.verdict]:8} {result.check}{took}{detail}")

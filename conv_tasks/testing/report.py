@@ -36,6 +36,8 @@ class CheckResult:
     check: str
     verdict: Verdict
     detail: str = ""  # the failure (step: what it saw), or why it did not apply or run
+    # How long the check took (seconds; not part of its equality: a verdict is what it is).
+    seconds: float = field(default=0.0, compare=False)
 
     def line(self, type_name: str) -> str:
         detail = f": {self.detail}" if self.detail else ""

@@ -110,6 +110,14 @@ class SlowStep(SandboxThing):
         return super().create(ctx)
 
 
+class LongLease(SandboxThing):
+    """Well behaved, with a step budget so long that the cluster's leases last five minutes:
+    a killed worker's lease would outlast any case's timeout if the kit waited it out."""
+
+    type_name: ClassVar[str] = "Kit::LongLease"
+    step_budget: ClassVar[float] = 299.0
+
+
 class DeleteOnce(SandboxThing):
     """Fails a delete of an object that is already gone."""
 
@@ -188,6 +196,7 @@ KIT_TYPES: tuple[type[ResourceType], ...] = (
     UpdateReplaces,
     ReplaceKeeps,
     SlowStep,
+    LongLease,
     DeleteOnce,
     InterruptRaises,
     ConnectedThing,

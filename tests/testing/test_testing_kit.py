@@ -117,6 +117,17 @@ def test_a_step_over_the_types_budget_fails_the_budget_check(
     assert "under_test create: took" in detail and "over the type's step budget of 0.3 s" in detail
 
 
+def test_a_killed_workers_lease_is_ended_rather_than_waited_out(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    # The cluster's leases last 300 s (the type's budget and one): waited out, the resumed
+    # create could not end within the case's 60 s.
+    report = conformance.run(
+        case("Kit::LongLease", plugged_in), checks=["worker killed mid-create"]
+    )
+    assert report.verdict("worker killed mid-create") == Verdict.PASSED, report.render()
+
+
 def test_a_delete_that_fails_on_a_missing_object_fails_delete_twice(
     conformance: Conformance, plugged_in: dict[str, str]
 ) -> None:
