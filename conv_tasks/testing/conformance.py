@@ -45,6 +45,9 @@ from conv_tasks.testing.resilience import Resilience
 
 log = logging.getLogger(__name__)
 
+# The shortest lease the cluster's workers get: the default step budget's and a second, so
+# that types with shorter budgets share the workers of those with the default one.
+LEASE_FLOOR = 6.0
 CREATE = "create"
 DELETE = "delete"
 # Every check, in the order they run, and the check each stands on.
@@ -89,7 +92,7 @@ class Conformance:
         # A lease outlives any step within the budget: a slow step fails the budget check,
         # not the others.
         budget = self.cluster.type_of(case).step_budget
-        self.cluster.configure(case, lock_ttl=max(4.0, budget + 1.0))
+        self.cluster.configure(case, lock_ttl=max(LEASE_FLOOR, budget + 1.0))
         recorder = Recorder()
         engine = InProcessEngine(self.cluster, case, recorder)
         life = Lifecycle(self.cluster, case, engine)
