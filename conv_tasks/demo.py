@@ -26,6 +26,9 @@ from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.cli import render
 from conv_tasks.client import Client
 from conv_tasks.db.migrate import ensure_database, upgrade
+from conv_tasks.errors import ENCRYPTION_KEYS_SETTING
+from conv_tasks.secrets_at_rest import new_key
+from conv_tasks.settings import get_settings
 
 
 def _tr(value: Any, **props: Any) -> dict[str, Any]:
@@ -181,12 +184,27 @@ def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> No
             click.echo("outputs: " + ", ".join(f"{k}={v.get('value')}" for k, v in outputs.items()))
 
 
+def demo_keys(key_file: Path) -> dict[str, str]:
+    """The demo's workers seal secrets at rest: with the configured keys, else with the demo's
+    own key, made once and kept in `key_file` (readable by its owner only) so that the next
+    demo reads what this one left in the database."""
+    if get_settings().encryption_keys:
+        return {}
+    if not key_file.exists():
+        key_file.touch(mode=0o600)
+        key_file.write_text(new_key() + "\n")
+    return {ENCRYPTION_KEYS_SETTING: key_file.read_text().strip()}
+
+
 def main() -> None:
     click.echo("preparing the database ...")
     ensure_database()
     upgrade()
     run = uuid.uuid4().hex[:6]
-    procs = CeleryProcesses(Path(tempfile.gettempdir()) / f"conv-tasks-demo-{run}", suffix=run)
+    keys = demo_keys(Path(tempfile.gettempdir()) / "conv-tasks-demo.key")
+    procs = CeleryProcesses(
+        Path(tempfile.gettempdir()) / f"conv-tasks-demo-{run}", env=keys, suffix=run
+    )
     procs.start_worker("demo1")
     procs.start_worker("demo2")
     procs.start_beat()

@@ -220,3 +220,14 @@ class Unavailable(ConvTasksError):
         data = super().to_dict()
         data.update(service=self.service, url=self.url, detail=self.detail, problems=[])
         return data
+
+
+ENCRYPTION_KEYS_SETTING = "CONV_TASKS_ENCRYPTION_KEYS"
+
+
+class EncryptionKeyError(ConvTasksError):
+    """A value sealed in the database cannot be opened with the keys of
+    CONV_TASKS_ENCRYPTION_KEYS (none set, or none of them the key it was sealed with). The
+    message names the setting and where the value is, never the value or a key."""
+
+    code = "encryption_key"

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from conv_tasks.durations import parse_duration
-from conv_tasks.errors import InvalidInput, Problem
+from conv_tasks.errors import ENCRYPTION_KEYS_SETTING, InvalidInput, Problem
+from conv_tasks.secrets_at_rest import parse_keys
 
 DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
@@ -73,6 +74,13 @@ def _count(
         problems.append(Problem(name, f"must be a whole number from {minimum}, got {raw!r}"))
         return default
     return int(raw)
+
+
+def _keys(env: Mapping[str, str], name: str, problems: list[Problem]) -> tuple[str, ...]:
+    """Comma-separated Fernet keys; a malformed one is named by its position, never shown."""
+    keys, wrong = parse_keys(env.get(name) or "")
+    problems.extend(Problem(name, message) for message in wrong)
+    return () if wrong else keys
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -136,6 +144,9 @@ class Settings:
     # The YAML file of named connections resource types act through (conv_tasks.connections);
     # empty: none are defined.
     connections_file: str = ""
+    # The keys that seal secrets at rest (conv_tasks.secrets_at_rest), the first one writing;
+    # empty: values are stored as they are. Never printed.
+    encryption_keys: tuple[str, ...] = field(default=(), repr=False)
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -184,6 +195,7 @@ class Settings:
             ),
             purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
             connections_file=(env.get("CONV_TASKS_CONNECTIONS") or "").strip(),
+            encryption_keys=_keys(env, ENCRYPTION_KEYS_SETTING, problems),
             environ=dict(env),
         )
         for name, value in (

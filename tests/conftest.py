@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
 import pytest
+from cryptography.fernet import Fernet
 
 if TYPE_CHECKING:
     from conv_tasks.celery_processes import CeleryProcesses
@@ -77,6 +78,8 @@ TEST_ENV = {
     "CONV_TASKS_PURGE_INTERVAL": "2",
     "CONV_TASKS_POLL_INTERVAL": "0.2",
     "CONV_TASKS_VISIBILITY_TIMEOUT": "15",
+    # Secrets at rest are sealed in every test, with a key of this run's own.
+    "CONV_TASKS_ENCRYPTION_KEYS": Fernet.generate_key().decode("ascii"),
 }
 os.environ.update(TEST_ENV)
 

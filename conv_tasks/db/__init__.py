@@ -5,6 +5,10 @@ Database handed in and use its named operations: a transaction's repositories
 (`Transaction`), or a node delivery's `NodeStore`; what they read comes back as frozen
 values (`StackRow`, `ResourceRow`, …), never as ORM objects. It must never import the
 engine, the tasks or the CLI.
+
+The columns that may hold a secret (conv_tasks.db.sealed_columns) are sealed with the Sealer
+the Database is given (conv_tasks.secrets_at_rest) as they are written and opened as they are
+read: nothing outside this package sees a sealed value or a key.
 """
 
 from conv_tasks.db.database import Database, Transaction
@@ -20,6 +24,7 @@ from conv_tasks.db.nodes import (
     version_of,
 )
 from conv_tasks.db.purge import EventFloors
+from conv_tasks.db.rotation import RotationReport, reseal_database
 from conv_tasks.db.rows import (
     DeploymentRow,
     EventRow,
@@ -30,11 +35,13 @@ from conv_tasks.db.rows import (
     TemplateRow,
 )
 from conv_tasks.db.sandbox import PostgresSandbox
+from conv_tasks.db.sealed_columns import SEALED_COLUMNS
 from conv_tasks.db.session import reset_after_fork, statement_count
 from conv_tasks.db.stacks import RunningOperation
 from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
 
 __all__ = [
+    "SEALED_COLUMNS",
     "Claim",
     "Database",
     "DeploymentRow",
@@ -50,6 +57,7 @@ __all__ = [
     "PostgresWaitHandles",
     "ResourceRow",
     "ResourceVersion",
+    "RotationReport",
     "RunningOperation",
     "StackRow",
     "StackState",
@@ -58,6 +66,7 @@ __all__ = [
     "Written",
     "config_of",
     "published_action",
+    "reseal_database",
     "reset_after_fork",
     "signals_of",
     "statement_count",

@@ -22,31 +22,35 @@ from conv_tasks.db.session import node_connection, session_scope
 from conv_tasks.db.stacks import Stacks
 from conv_tasks.db.templates import Templates
 from conv_tasks.db.wait_handles import HandleRecords
+from conv_tasks.secrets_at_rest import Sealer
 
 
 class Transaction:
     """The repositories of one transaction."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, sealer: Sealer) -> None:
         self.stacks = Stacks(session)
-        self.templates = Templates(session)
-        self.resources = ResourceVersions(session)
+        self.templates = Templates(session, sealer)
+        self.resources = ResourceVersions(session, sealer)
         self.events = Events(session)
-        self.deployments = DeploymentRecords(session)
+        self.deployments = DeploymentRecords(session, sealer)
         self.handles = HandleRecords(session)
         self.purges = Purges(session)
 
 
 class Database:
-    """The PostgreSQL database at `url`."""
+    """The PostgreSQL database at `url`. `sealer` seals and opens the columns that may hold a
+    secret (conv_tasks.db.sealed_columns) with the keys of CONV_TASKS_ENCRYPTION_KEYS; the
+    callers never see a sealed value."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, sealer: Sealer) -> None:
         self.url = url
+        self.sealer = sealer
 
     @contextmanager
     def transaction(self) -> Iterator[Transaction]:
         with session_scope(self.url) as session:
-            yield Transaction(session)
+            yield Transaction(session, self.sealer)
 
     def answers(self) -> bool:
         """Whether the database answers a trivial query (the health check)."""
@@ -60,5 +64,10 @@ class Database:
         """The repository of one node delivery, on one autocommit connection."""
         with node_connection(self.url) as conn:
             yield NodeStore(
-                conn, stack_id=stack_id, traversal=traversal, template_id=template_id, nonce=nonce
+                conn,
+                stack_id=stack_id,
+                traversal=traversal,
+                template_id=template_id,
+                nonce=nonce,
+                sealer=self.sealer,
             )

@@ -9,6 +9,7 @@ frozen DeploymentRows. No credential is ever written here: only hashes.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
@@ -17,7 +18,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import ServerCredential, SoftwareConfigRow, SoftwareDeploymentRow, Stack
-from conv_tasks.db.rows import DeploymentRow, freeze
+from conv_tasks.db.rows import DeploymentRow
+from conv_tasks.db.sealed_columns import open_fields, seal_fields
 from conv_tasks.db.session import session_scope
 from conv_tasks.deployments.metadata import PublishedAction
 from conv_tasks.deployments.records import (
@@ -29,6 +31,7 @@ from conv_tasks.deployments.records import (
     DeployStatus,
     SoftwareConfig,
 )
+from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 
 _PENDING = DeployStatus.IN_PROGRESS.value
 
@@ -38,6 +41,12 @@ def _tenant_of(stack_id: str) -> Any:
 
 
 Deployment = SoftwareDeploymentRow | DeploymentRow
+
+
+def opened_row(sealer: Sealer, row: SoftwareDeploymentRow) -> DeploymentRow:
+    """A deployment row as a frozen value, its sealed columns opened."""
+    values = {field.name: getattr(row, field.name) for field in fields(DeploymentRow)}
+    return DeploymentRow(**open_fields(sealer, "software_deployment", values))
 
 
 def state_of(row: Deployment) -> DeploymentState:
@@ -97,10 +106,12 @@ def _new_run(table: Any) -> dict[str, Any]:
 
 
 class PostgresDeployments:
-    """Implements conv_tasks.deployments.store.DeploymentStore on the deployment tables."""
+    """Implements conv_tasks.deployments.store.DeploymentStore on the deployment tables;
+    configs, inputs and outputs sealed with `sealer` (conv_tasks.db.sealed_columns)."""
 
-    def __init__(self, database_url: str | None = None) -> None:
+    def __init__(self, database_url: str | None = None, *, sealer: Sealer) -> None:
         self._url = database_url
+        self._sealer = sealer
 
     def save_config(self, stack_id: str, config: SoftwareConfig) -> None:
         with session_scope(self._url) as session:
@@ -112,10 +123,16 @@ class PostgresDeployments:
                     stack_id=stack_id,
                     name=config.name,
                     group=config.group,
-                    config=config.config,
-                    inputs=[i.to_json() for i in config.inputs],
                     outputs=[o.to_json() for o in config.outputs],
-                    options=dict(config.options),
+                    **seal_fields(
+                        self._sealer,
+                        "software_config",
+                        {
+                            "config": config.config,
+                            "inputs": [i.to_json() for i in config.inputs],
+                            "options": dict(config.options),
+                        },
+                    ),
                 )
                 .on_conflict_do_nothing(index_elements=[SoftwareConfigRow.id])
             )
@@ -130,13 +147,15 @@ class PostgresDeployments:
             ).one_or_none()
             if row is None:
                 return None
+            stored = {"config": row.config, "inputs": row.inputs, "options": row.options}
+            opened = open_fields(self._sealer, "software_config", stored)
             return SoftwareConfig(
                 id=row.id,
                 name=row.name,
                 group=row.group,
-                config=row.config,
-                options=dict(row.options or {}),
-                inputs=tuple(ConfigInput.from_json(i) for i in row.inputs or ()),
+                config=opened["config"],
+                options=dict(opened["options"] or {}),
+                inputs=tuple(ConfigInput.from_json(i) for i in opened["inputs"] or ()),
                 outputs=tuple(ConfigOutput.from_json(o) for o in row.outputs or ()),
             )
 
@@ -164,13 +183,14 @@ class PostgresDeployments:
             "status": status,
             "status_reason": "" if action.awaited else f"{action.action} is not in actions",
         }
+        values = seal_fields(self._sealer, "software_deployment", values)
         table = SoftwareDeploymentRow.__table__
         stmt = insert(SoftwareDeploymentRow).values(
             id=action.id,
             tenant=_tenant_of(action.stack_id),
             stack_id=action.stack_id,
             resource_name=action.resource_name,
-            outputs={},
+            outputs=self._sealer.seal_json({}),
             **values,
         )
         stmt = stmt.on_conflict_do_update(
@@ -187,7 +207,7 @@ class PostgresDeployments:
             session.execute(stmt)
             row = session.get(SoftwareDeploymentRow, action.id)
             assert row is not None  # just written, in this transaction
-            return state_of(row)
+            return state_of(opened_row(self._sealer, row))
 
     def publish_delete(self, deployment_id: str, token: str) -> DeploymentState | None:
         table = SoftwareDeploymentRow
@@ -210,12 +230,12 @@ class PostgresDeployments:
                 )
             )
             row = session.get(table, deployment_id)
-            return None if row is None else state_of(row)
+            return None if row is None else state_of(opened_row(self._sealer, row))
 
     def state(self, deployment_id: str) -> DeploymentState | None:
         with session_scope(self._url) as session:
             row = session.get(SoftwareDeploymentRow, deployment_id)
-            return None if row is None else state_of(row)
+            return None if row is None else state_of(opened_row(self._sealer, row))
 
     def stop(self, deployment_id: str, token: str, reason: str) -> None:
         table = SoftwareDeploymentRow
@@ -245,11 +265,12 @@ class PostgresDeployments:
 class DeploymentRecords:
     """Deployments and server credentials, in the caller's transaction."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, sealer: Sealer = PLAINTEXT) -> None:
         self._session = session
+        self._sealer = sealer
 
     def _rows(self, stmt: Any) -> list[DeploymentRow]:
-        return [freeze(DeploymentRow, row) for row in self._session.scalars(stmt)]
+        return [opened_row(self._sealer, row) for row in self._session.scalars(stmt)]
 
     def credential_hashes(self, server: str) -> list[tuple[str, str]]:
         """(stack id, credential hash) of each credential issued for `server`, in stacks that
@@ -328,7 +349,8 @@ class DeploymentRecords:
             values["started_at"] = now
         if ended is not None:
             status, reason, outputs = ended
-            values.update(status=status, status_reason=reason, outputs=dict(outputs))
+            sealed_outputs = self._sealer.seal_json(dict(outputs))
+            values.update(status=status, status_reason=reason, outputs=sealed_outputs)
         self._session.execute(
             update(SoftwareDeploymentRow)
             .where(SoftwareDeploymentRow.id == deployment_id)

@@ -24,7 +24,9 @@ from sqlalchemy.exc import IntegrityError
 
 from conv_tasks.db import node_statements as sql
 from conv_tasks.db.node_statements import WRITABLE
+from conv_tasks.db.sealed_columns import open_column
 from conv_tasks.db.validation import require_fields, require_id, require_positive, require_uuid
+from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,10 @@ class Written:
     woken: tuple[str, ...] = ()
 
 
-def _version(row: RowMapping, held: bool) -> ResourceVersion:
+def _version(row: RowMapping, held: bool, sealer: Sealer = PLAINTEXT) -> ResourceVersion:
+    def opened(column: str) -> Any:
+        return open_column(sealer, "resource", column, row[column]) or {}
+
     return ResourceVersion(
         id=row["id"],
         name=row["name"],
@@ -108,9 +113,9 @@ def _version(row: RowMapping, held: bool) -> ResourceVersion:
         status=row["status"],
         status_reason=row["status_reason"] or "",
         template_id=row["template_id"],
-        properties=row["properties_data"] or {},
-        attributes=row["attr_data"] or {},
-        plugin_data=row["plugin_data"] or {},
+        properties=opened("properties_data"),
+        attributes=opened("attr_data"),
+        plugin_data=opened("plugin_data"),
         definition_hash=row["definition_hash"],
         requires=tuple(row["requires"] or ()),
         deletion_policy=row["deletion_policy"],
@@ -124,9 +129,9 @@ def _version(row: RowMapping, held: bool) -> ResourceVersion:
     )
 
 
-def version_of(row: Mapping[str, Any]) -> ResourceVersion:
+def version_of(row: Mapping[str, Any], sealer: Sealer = PLAINTEXT) -> ResourceVersion:
     """A resource version from its row's columns, as a node would read it (not held)."""
-    return _version(row, held=False)  # type: ignore[arg-type]
+    return _version(row, False, sealer)  # type: ignore[arg-type]
 
 
 def _event_params(events: Sequence[NodeEvent], rids: Sequence[int]) -> dict[str, list[Any]]:
@@ -139,19 +144,31 @@ def _event_params(events: Sequence[NodeEvent], rids: Sequence[int]) -> dict[str,
     }
 
 
-def _param(name: str, value: Any) -> Any:
+def _param(name: str, value: Any, sealer: Sealer) -> Any:
     if name in sql.JSON_COLUMNS:
-        return json.dumps(list(value) if name == "requires" else dict(value))
+        if name == "requires":
+            return json.dumps(list(value))
+        return json.dumps(sealer.seal_json(dict(value)))
     return str(value) if name in ("action", "status") else value
 
 
 class NodeStore:
-    """The repository operations of one node delivery, on one autocommit connection."""
+    """The repository operations of one node delivery, on one autocommit connection. The
+    sealed columns (conv_tasks.db.sealed_columns) are sealed and opened with `sealer`, in
+    the statements the node runs anyway: sealing adds no round trip."""
 
     def __init__(
-        self, conn: Connection, *, stack_id: str, traversal: str, template_id: int, nonce: str
+        self,
+        conn: Connection,
+        *,
+        stack_id: str,
+        traversal: str,
+        template_id: int,
+        nonce: str,
+        sealer: Sealer = PLAINTEXT,
     ) -> None:
         self._conn = conn
+        self._sealer = sealer
         self.stack_id = require_uuid(stack_id, "stack_id")
         self.traversal = require_uuid(traversal, "traversal")
         self.template_id = require_id(template_id, "template_id")
@@ -196,7 +213,7 @@ class NodeStore:
                 )
                 queued = bool(row["queued"])
             if row["id"] is not None:
-                versions.append(_version(row, bool(row["held"])))
+                versions.append(_version(row, bool(row["held"]), self._sealer))
         return Claim(stack, tuple(versions), queued)
 
     def start_version(
@@ -223,7 +240,7 @@ class NodeStore:
             "ttl": float(ttl),
         }
         require_fields(dict(fields), WRITABLE, "a resource version")
-        params.update({name: _param(name, value) for name, value in fields.items()})
+        params.update({name: _param(name, value, self._sealer) for name, value in fields.items()})
         params.setdefault("action_deadline", None)
         try:
             row = self._conn.execute(sql.START_VERSION, params).mappings().first()
@@ -232,7 +249,7 @@ class NodeStore:
             return None, ()
         if row is None:
             return None, ()
-        return _version(row, True), tuple(w for w in (row["woken"],) if w)
+        return _version(row, True, self._sealer), tuple(w for w in (row["woken"],) if w)
 
     def reinstate(
         self, head: ResourceVersion, keep: ResourceVersion, *, reason: str, ttl: float
@@ -259,7 +276,7 @@ class NodeStore:
         )
         if row is None:
             return None, ()
-        return _version(row, True), tuple(w for w in (row["woken"],) if w)
+        return _version(row, True, self._sealer), tuple(w for w in (row["woken"],) if w)
 
     def write(
         self,
@@ -289,7 +306,7 @@ class NodeStore:
             "purge": purge,
             **_event_params(events, [version.id] * len(events)),
         }
-        params.update({f"f_{name}": _param(name, fields[name]) for name in names})
+        params.update({f"f_{name}": _param(name, fields[name], self._sealer) for name in names})
         rows = self._conn.execute(statement, params).all()
         written = any(what == "written" for what, _ in rows)
         return Written(
@@ -345,11 +362,22 @@ class NodeStore:
         rows = self._conn.execute(
             sql.OUTPUTS, {"stack_id": self.stack_id, "names": sorted(set(names))}
         ).all()
-        return {name: data or {} for name, data in rows}
+        return {
+            name: open_column(self._sealer, "resource", "attr_data", data) or {}
+            for name, data in rows
+        }
 
     def template(self, template_id: int) -> tuple[str, str, str, str, str | None] | None:
         """A stored template, its parameters, environment, files and facade (JSON null, or
         None for rows from before migration 0010, when it is not a nested stack's), as JSON
         text; None if it is gone."""
         row = self._conn.execute(sql.TEMPLATE, {"id": template_id}).first()
-        return None if row is None else (row[0], row[1], row[2], row[3], row[4])
+        if row is None:
+            return None
+        names = ("template", "parameters", "environment", "files", "facade")
+        texts = [
+            self._sealer.open_json_text(text, where=f"raw_template.{name}")
+            for name, text in zip(names, row, strict=True)
+        ]
+        template, parameters, environment, files = (str(text) for text in texts[:4])
+        return template, parameters, environment, files, texts[4]

@@ -17,9 +17,11 @@ from sqlalchemy.orm import Session
 from conv_tasks.db.models import Resource
 from conv_tasks.db.node_statements import WRITABLE as NODE_WRITABLE
 from conv_tasks.db.rows import ResourceRow, resource_row
+from conv_tasks.db.sealed_columns import seal_fields
 from conv_tasks.db.validation import require_fields, require_id
 from conv_tasks.errors import Duplicate
 from conv_tasks.graph import ExistingVersion
+from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 
 WRITABLE = NODE_WRITABLE | {"replaces", "replaced_by"}
 
@@ -27,13 +29,14 @@ WRITABLE = NODE_WRITABLE | {"replaces", "replaced_by"}
 class ResourceVersions:
     """The resource version rows of stacks, in the caller's transaction."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, sealer: Sealer = PLAINTEXT) -> None:
         self._session = session
+        self._sealer = sealer
 
     def of_stack(self, stack_id: str) -> list[ResourceRow]:
         """Every version of every resource of the stack, oldest first."""
         stmt = select(Resource).where(Resource.stack_id == stack_id).order_by(Resource.id)
-        return [resource_row(row) for row in self._session.scalars(stmt)]
+        return [resource_row(row, self._sealer) for row in self._session.scalars(stmt)]
 
     def existing(self, stack_id: str) -> list[ExistingVersion]:
         """Every version of every resource of the stack, as the traversal planner reads them."""
@@ -64,7 +67,7 @@ class ResourceVersions:
             .limit(1)
         )
         row = self._session.scalars(stmt).first()
-        return None if row is None else resource_row(row)
+        return None if row is None else resource_row(row, self._sealer)
 
     def add(self, rows: Sequence[dict[str, Any]]) -> None:
         """Insert many new resource versions in one batched statement. Duplicate if another
@@ -72,7 +75,9 @@ class ResourceVersions:
         if not rows:
             return
         try:
-            self._session.execute(insert(Resource), list(rows))
+            self._session.execute(
+                insert(Resource), [seal_fields(self._sealer, "resource", row) for row in rows]
+            )
         except IntegrityError:
             raise Duplicate("Another operation added these resource versions first.") from None
 
@@ -86,7 +91,11 @@ class ResourceVersions:
         stmt = (
             update(Resource)
             .where(Resource.id == resource_id, Resource.atomic_key == atomic_key)
-            .values(atomic_key=Resource.atomic_key + 1, updated_at=func.now(), **fields)
+            .values(
+                atomic_key=Resource.atomic_key + 1,
+                updated_at=func.now(),
+                **seal_fields(self._sealer, "resource", fields),
+            )
             .execution_options(synchronize_session=False)
         )
         return self._session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]

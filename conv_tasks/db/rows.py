@@ -12,6 +12,8 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, TypeVar
 
+from conv_tasks.db.sealed_columns import open_fields
+from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 from conv_tasks.statuses import Status, state_name
 
 T = TypeVar("T")
@@ -134,8 +136,9 @@ class ResourceRow:
         return self.replaced_by is None
 
 
-def resource_row(row: Any) -> ResourceRow:
+def resource_row(row: Any, sealer: Sealer = PLAINTEXT) -> ResourceRow:
     values = {f.name: getattr(row, f.name) for f in fields(ResourceRow)}
+    values = open_fields(sealer, "resource", values)
     values["requires"] = tuple(values["requires"] or ())
     for name in ("properties_data", "attr_data", "plugin_data"):
         values[name] = values[name] or {}

@@ -10,8 +10,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from conv_tasks.db.models import RawTemplate, Stack
-from conv_tasks.db.rows import TemplateRow, freeze
+from conv_tasks.db.rows import TemplateRow
+from conv_tasks.db.sealed_columns import open_fields, seal_fields
 from conv_tasks.errors import NotFound
+from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
+
+_STORED = ("template", "parameters", "files", "environment", "facade")
 
 
 def _orphaned() -> Any:
@@ -22,10 +26,12 @@ def _orphaned() -> Any:
 
 
 class Templates:
-    """The raw_template rows, in the caller's transaction."""
+    """The raw_template rows, in the caller's transaction; their stored columns sealed with
+    `sealer` (conv_tasks.db.sealed_columns)."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, sealer: Sealer = PLAINTEXT) -> None:
         self._session = session
+        self._sealer = sealer
 
     def add(
         self,
@@ -37,22 +43,24 @@ class Templates:
     ) -> TemplateRow:
         """Store a template; `facade` is its parent resource's definition when it is a nested
         stack's (conv_tasks.template.facade), else None."""
-        row = RawTemplate(
-            template=dict(template),
-            parameters=dict(parameters),
-            files=dict(files or {}),
-            environment=dict(environment or {}),
-            facade=None if facade is None else dict(facade),
-        )
+        values: dict[str, Any] = {
+            "template": dict(template),
+            "parameters": dict(parameters),
+            "files": dict(files or {}),
+            "environment": dict(environment or {}),
+            "facade": None if facade is None else dict(facade),
+        }
+        row = RawTemplate(**seal_fields(self._sealer, "raw_template", values))
         self._session.add(row)
         self._session.flush()
-        return freeze(TemplateRow, row)
+        return TemplateRow(id=row.id, **values)
 
     def get(self, template_id: int) -> TemplateRow:
         row = self._session.get(RawTemplate, template_id)
         if row is None:
             raise NotFound(f"Template {template_id} not found.")
-        return freeze(TemplateRow, row)
+        stored = {name: getattr(row, name) for name in _STORED}
+        return TemplateRow(id=row.id, **open_fields(self._sealer, "raw_template", stored))
 
     def delete_orphaned(self, *, only: list[int] | None = None) -> int:
         """Delete templates that neither the current nor the previous template of any stack is.

@@ -21,6 +21,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.features import EngineChildStacks
 from conv_tasks.engine.stack import end_traversal
 from conv_tasks.resources import Registry, default_registry
+from conv_tasks.secrets_at_rest import Sealer
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.syncpoint import SyncPointStore
 from conv_tasks.syncpoint.connection import get_redis
@@ -31,6 +32,7 @@ def build_env(
 ) -> EngineEnv:
     """An environment on the services `settings` name, enqueueing nodes with `dispatcher`."""
     url = settings.database_url
+    sealer = Sealer(settings.encryption_keys)
     syncpoints = SyncPointStore(
         get_redis(settings.redis_url), prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl
     )
@@ -45,13 +47,13 @@ def build_env(
     )
     env = EngineEnv(
         settings=settings,
-        db=Database(url),
+        db=Database(url, sealer=sealer),
         syncpoints=syncpoints,
         dispatcher=dispatcher,
         registry=registry,
         definitions=Definitions(settings.cache_bytes, registry),
         sandbox=PostgresSandbox(url),
-        deployments=PostgresDeployments(url),
+        deployments=PostgresDeployments(url, sealer=sealer),
         wait_handles=PostgresWaitHandles(url),
         end_traversal=end_traversal,
         connections=connections,

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import beat_init, worker_init, worker_process_init
 
 TASK_MODULES = [
     "conv_tasks.tasks.health",
@@ -37,3 +37,19 @@ def _after_fork(**_kwargs: Any) -> None:
     from conv_tasks.db import reset_after_fork
 
     reset_after_fork()
+
+
+@worker_init.connect
+def _worker_started(**_kwargs: Any) -> None:
+    from conv_tasks.settings import get_settings
+    from conv_tasks.tasks.startup_warnings import warn_if_unsealed
+
+    warn_if_unsealed("worker", get_settings())
+
+
+@beat_init.connect
+def _beat_started(**_kwargs: Any) -> None:
+    from conv_tasks.settings import get_settings
+    from conv_tasks.tasks.startup_warnings import warn_if_unsealed
+
+    warn_if_unsealed("beat", get_settings())

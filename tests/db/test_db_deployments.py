@@ -18,6 +18,7 @@ from conv_tasks.deployments.records import (
     DeploymentAction,
     SoftwareConfig,
 )
+from conv_tasks.secrets_at_rest import PLAINTEXT
 
 
 def _stack(url: str, tenant: str = "t") -> str:
@@ -63,7 +64,7 @@ def _finish(url: str, deployment_id: str, status: str) -> None:
 
 
 def test_configs_are_kept_once_and_only_for_their_tenant(database_url: str) -> None:
-    store = PostgresDeployments(database_url)
+    store = PostgresDeployments(database_url, sealer=PLAINTEXT)
     mine, theirs = _stack(database_url), _stack(database_url, tenant="other")
     config_id = str(uuid.uuid4())
     store.save_config(mine, SoftwareConfig(**{**CONFIG.__dict__, "id": config_id}))
@@ -76,7 +77,7 @@ def test_configs_are_kept_once_and_only_for_their_tenant(database_url: str) -> N
 
 
 def test_the_same_token_leaves_the_deployment_as_it_stands(database_url: str) -> None:
-    store = PostgresDeployments(database_url)
+    store = PostgresDeployments(database_url, sealer=PLAINTEXT)
     stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())
     first = store.publish(_action(stack_id, deployment_id, "tok-1"))
     assert first.status == "IN_PROGRESS" and first.output_names == ("result",)
@@ -94,7 +95,7 @@ def test_the_same_token_leaves_the_deployment_as_it_stands(database_url: str) ->
 
 
 def test_a_new_run_remembers_the_last_one_s_credential_and_end(database_url: str) -> None:
-    store = PostgresDeployments(database_url)
+    store = PostgresDeployments(database_url, sealer=PLAINTEXT)
     stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())
     store.publish(_action(stack_id, deployment_id, "tok-1"))
     with session_scope(database_url) as session:
@@ -116,7 +117,7 @@ def test_a_new_run_remembers_the_last_one_s_credential_and_end(database_url: str
 
 
 def test_only_the_action_published_with_a_token_is_stopped(database_url: str) -> None:
-    store = PostgresDeployments(database_url)
+    store = PostgresDeployments(database_url, sealer=PLAINTEXT)
     stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())
     store.publish(_action(stack_id, deployment_id, "tok-1"))
     store.stop(deployment_id, "someone-else", "no")
@@ -127,7 +128,7 @@ def test_only_the_action_published_with_a_token_is_stopped(database_url: str) ->
 
 
 def test_a_failed_delete_is_asked_again(database_url: str) -> None:
-    store = PostgresDeployments(database_url)
+    store = PostgresDeployments(database_url, sealer=PLAINTEXT)
     stack_id, deployment_id = _stack(database_url), str(uuid.uuid4())
     store.publish(_action(stack_id, deployment_id, "tok-1"))
     _finish(database_url, deployment_id, "COMPLETE")

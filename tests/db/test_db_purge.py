@@ -16,6 +16,7 @@ from conv_tasks.db import Database
 from conv_tasks.db.models import Event
 from conv_tasks.db.session import get_engine, session_scope
 from conv_tasks.engine import PurgeReport, RetentionPolicy, purge
+from conv_tasks.secrets_at_rest import PLAINTEXT
 
 DAY = 86400.0
 # Rows are 25 days old or younger: beat's purge in this session (default 30 days) leaves them.
@@ -69,7 +70,7 @@ def test_purge_removes_exactly_what_is_past_retention(made: World, stacks: Stack
     failed_events = made.event_ids(stacks.delete_failed)
     before = {s: made.event_ids(s) for s in (stacks.recently_deleted, stacks.quiet, stacks.young)}
 
-    report = purge(Database(made.url), POLICY)
+    report = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
 
     assert (report.stacks, report.resources, report.stack_events) == (1, 3, 9)
     # busy: 15 of 25 (the latest 10 stay: 5 recent, 5 old); half-deleted: 2 of 12.
@@ -90,7 +91,7 @@ def test_purge_removes_exactly_what_is_past_retention(made: World, stacks: Stack
     assert not made.template_exists(stacks.orphan_template)
     assert all(made.template_exists(t) for t in made.templates if t != stacks.orphan_template)
 
-    again = purge(Database(made.url), POLICY)
+    again = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
     assert (again.stacks, again.resources, again.stack_events, again.old_events) == (0, 0, 0, 0)
 
 
@@ -125,7 +126,7 @@ def statements(database_url: str) -> Iterator[Statements]:
 def test_purge_deletes_in_batches_of_one_transaction_each(
     made: World, stacks: Stacks, statements: Statements
 ) -> None:
-    report = purge(Database(made.url), POLICY)
+    report = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
     transactions = statements.transactions[:-1]
     assert len(transactions) == report.transactions
     deletes = [batch for batch in transactions if batch]
@@ -149,7 +150,7 @@ def test_rows_another_transaction_holds_are_skipped_not_waited_for(
     result: list[PurgeReport] = []
 
     def run() -> None:
-        result.append(purge(Database(made.url), POLICY))
+        result.append(purge(Database(made.url, sealer=PLAINTEXT), POLICY))
         done.set()
 
     with session_scope(made.url) as holder:
@@ -162,7 +163,7 @@ def test_rows_another_transaction_holds_are_skipped_not_waited_for(
     # The held event was skipped (its batch came back short, the rest waits for the next run).
     assert held in made.event_ids(stacks.busy)
     assert result[0].old_events < 17
-    again = purge(Database(made.url), POLICY)
+    again = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
     assert result[0].old_events + again.old_events == 17
     assert held not in made.event_ids(stacks.busy)
 
@@ -171,7 +172,7 @@ def test_never_keeps_everything(made: World, stacks: Stacks) -> None:
     keep_all = RetentionPolicy(
         deleted_after=None, event_retention=None, events_keep=10, batch_size=4
     )
-    report = purge(Database(made.url), keep_all)
+    report = purge(Database(made.url, sealer=PLAINTEXT), keep_all)
     assert (report.stacks, report.resources, report.stack_events, report.old_events) == (0,) * 4
     assert made.stack_exists(stacks.gone)
     assert len(made.event_ids(stacks.busy)) == 25
@@ -181,7 +182,7 @@ def test_keeping_no_events_purges_every_old_one(made: World, stacks: Stacks) -> 
     policy = RetentionPolicy(
         deleted_after=None, event_retention=RETENTION, events_keep=0, batch_size=100
     )
-    report = purge(Database(made.url), policy)
+    report = purge(Database(made.url, sealer=PLAINTEXT), policy)
     # busy 20, quiet 8, half-deleted 12; the recent ones stay, deleted stacks are not touched.
     assert report.old_events == 40
     assert len(made.event_ids(stacks.busy)) == 5
@@ -192,10 +193,12 @@ def test_keeping_no_events_purges_every_old_one(made: World, stacks: Stacks) -> 
 
 def test_a_purge_out_of_time_stops_and_the_next_goes_on(made: World, stacks: Stacks) -> None:
     ticks = iter(range(1000))
-    report = purge(Database(made.url), POLICY, budget=2.5, clock=lambda: float(next(ticks)))
+    report = purge(
+        Database(made.url, sealer=PLAINTEXT), POLICY, budget=2.5, clock=lambda: float(next(ticks))
+    )
     assert not report.finished
     assert report.stack_events == 8  # two batches, then the budget was spent
-    rest = purge(Database(made.url), POLICY)
+    rest = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
     assert rest.finished
     assert report.stack_events + rest.stack_events == 9
     assert (rest.resources, rest.stacks, rest.old_events) == (3, 1, 17)

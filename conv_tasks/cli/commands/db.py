@@ -1,4 +1,5 @@
-"""`conv-tasks db upgrade|purge`: the database's schema, and deleting what is kept too long.
+"""`conv-tasks db upgrade|purge|rotate-key|new-key`: the database's schema, deleting what is
+kept too long, and the keys that seal secrets at rest.
 
 `db purge` deletes stacks deleted long ago and old events, now, in batches: the
 same purge beat runs every CONV_TASKS_PURGE_INTERVAL (the engine's upkeep),
@@ -7,13 +8,18 @@ with the retention settings; the options here override them for one run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from conv_tasks.cli import render
 from conv_tasks.cli.context import Context, pass_ctx
 from conv_tasks.durations import format_duration, parse_duration
+from conv_tasks.errors import ENCRYPTION_KEYS_SETTING
+
+if TYPE_CHECKING:
+    from conv_tasks.secrets_at_rest import Sealer
+    from conv_tasks.settings import Settings
 
 
 class Age(click.ParamType):
@@ -123,8 +129,61 @@ def db_purge(
         events_keep=policy.events_keep if keep_events is None else keep_events,
         batch_size=batch_size or policy.batch_size,
     )
-    report = purge(Database(settings.database_url), policy).to_dict()
+    report = purge(Database(settings.database_url, sealer=_sealer(settings)), policy).to_dict()
     if ctx.as_json:
         render.emit_json(report)
     else:
         click.echo(describe(report, policy.deleted_after, policy.event_retention))
+
+
+def _sealer(settings: Settings) -> Sealer:
+    from conv_tasks.secrets_at_rest import Sealer
+
+    return Sealer(settings.encryption_keys)
+
+
+@db.command("rotate-key")
+@click.option(
+    "--batch-size",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    metavar="N",
+    help="Rows one transaction re-encrypts at most.",
+)
+@pass_ctx
+def db_rotate_key(ctx: Context, batch_size: int) -> None:
+    """Re-encrypt every secret at rest with the first key of CONV_TASKS_ENCRYPTION_KEYS.
+
+    Values written without a key are encrypted too; values already under the first key are
+    left as they are, so a second run re-encrypts nothing. Safe while workers run: rows are
+    rewritten in short transactions, each with a compare-and-swap on what was read. Give the
+    workers the new key first (and the old ones after it) before running it; drop the old
+    keys once it has run.
+    """
+    from conv_tasks.db import reseal_database
+    from conv_tasks.settings import get_settings
+
+    settings = get_settings()
+    if not settings.encryption_keys:
+        raise click.ClickException(
+            f"{ENCRYPTION_KEYS_SETTING} is not set: there is no key to encrypt with."
+        )
+    report = reseal_database(settings.database_url, _sealer(settings), batch_size=batch_size)
+    if ctx.as_json:
+        render.emit_json(report.to_dict())
+        return
+    sentence = f"Re-encrypted {report.total} value(s) with the first key"
+    tables = ", ".join(f"{table} {count}" for table, count in report.resealed.items() if count)
+    sentence += f" ({tables})." if tables else "."
+    if report.left:
+        sentence += f" {report.left} row(s) kept changing: run it again for them."
+    click.echo(sentence)
+
+
+@db.command("new-key")
+def db_new_key() -> None:
+    """Print a fresh key for CONV_TASKS_ENCRYPTION_KEYS (put it first to rotate to it)."""
+    from conv_tasks.secrets_at_rest import new_key
+
+    click.echo(new_key())
