@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from celery import Celery
 from private_services import PrivateRedis, celery_app, fresh_database, wait_for_workers
+from sealed_rows import opened
 from sqlalchemy import select
 
 from conv_tasks.broker.options import conv_tasks_queues
@@ -107,7 +108,7 @@ def _assert_holds_v2(url: str, stack_id: str) -> None:
     rows, objects = _state(url, stack_id)
     [head] = [r for r in rows if r.replaced_by is None]
     assert (head.action, head.status) == ("UPDATE", "COMPLETE"), (head.action, head.status)
-    assert head.properties_data["value"] == "v2"
+    assert opened("resource", "properties_data", head.properties_data)["value"] == "v2"
     live = [o for o in objects if not o.deleted]
     assert [o.properties["value"] for o in live] == ["v2"], [o.properties for o in objects]
     assert live[0].id == head.physical_id and live[0].create_calls == 1

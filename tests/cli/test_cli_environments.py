@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 from cli_process import run, tenant
+from sealed_rows import SEALER
 from sqlalchemy import select
 
+from conv_tasks.db import TemplateRow
 from conv_tasks.db.models import RawTemplate, Stack
 from conv_tasks.db.session import session_scope
+from conv_tasks.db.templates import Templates
 
 TEMPLATE = """
 heat_template_version: 2018-08-31
@@ -60,15 +63,14 @@ def tree(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def stored(tenant_name: str, stack: str) -> RawTemplate:
+def stored(tenant_name: str, stack: str) -> TemplateRow:
     with session_scope() as session:
-        row = session.scalars(
-            select(RawTemplate)
+        template_id = session.scalars(
+            select(RawTemplate.id)
             .join(Stack, Stack.raw_template_id == RawTemplate.id)
             .where(Stack.tenant == tenant_name, Stack.name == stack)
         ).one()
-        session.expunge(row)
-        return row
+        return Templates(session, SEALER).get(template_id)
 
 
 def test_create_with_two_environments_sends_them_and_the_files(

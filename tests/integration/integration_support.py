@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from sealed_rows import opened
 from sqlalchemy import select
 
 from conv_tasks.db.models import Event, Resource, SandboxObject
+from conv_tasks.db.sealed_columns import sealed
 from conv_tasks.db.session import session_scope
 from conv_tasks.engine import (
     ChangeRequest,
@@ -27,14 +29,20 @@ def sandbox_objects(stack_id: str, *, include_deleted: bool = False) -> list[San
 
 
 def resource_rows(stack_id: str) -> list[Resource]:
+    """The stack's resource rows, detached, their sealed columns opened."""
     with session_scope() as session:
-        return list(
+        rows = list(
             session.scalars(
                 select(Resource)
                 .where(Resource.stack_id == stack_id)
                 .order_by(Resource.name, Resource.version)
             )
         )
+        session.expunge_all()
+    for row in rows:
+        for column in sealed("resource"):
+            setattr(row, column, opened("resource", column, getattr(row, column)))
+    return rows
 
 
 def test_resource(value: str = "", **props: Any) -> dict[str, Any]:

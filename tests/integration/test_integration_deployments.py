@@ -18,10 +18,12 @@ import pytest
 import redis
 from deployment_agent import FakeAgent, inputs_of
 from integration_support import resource_rows, sandbox_objects, template, test_resource
+from sealed_rows import opened
 from sqlalchemy import func, select
 
 from conv_tasks.client import Client
 from conv_tasks.db.models import Event, ServerCredential, SoftwareConfigRow, SoftwareDeploymentRow
+from conv_tasks.db.sealed_columns import sealed
 from conv_tasks.db.session import session_scope
 from conv_tasks.errors import Conflict, NotFound
 from conv_tasks.settings import get_settings
@@ -95,7 +97,13 @@ def _row(deployment_id: str) -> dict[str, Any] | None:
         row = session.get(SoftwareDeploymentRow, deployment_id)
         if row is None:
             return None
-        return {c.name: getattr(row, c.name) for c in SoftwareDeploymentRow.__table__.columns}
+        stored = {c.name: getattr(row, c.name) for c in SoftwareDeploymentRow.__table__.columns}
+        return {
+            name: opened("software_deployment", name, value)
+            if name in sealed("software_deployment")
+            else value
+            for name, value in stored.items()
+        }
 
 
 def test_in_progress_then_complete_hands_the_outputs_on(client: Client) -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from integration_support import resource_rows, sandbox_objects, template, test_resource
+from sealed_rows import SEALER
 
 from conv_tasks.client import Client
 from conv_tasks.db.session import session_scope
@@ -55,7 +56,7 @@ def _values(stack_id: str) -> set[Any]:
 def _stored(client: Client, stack: str) -> tuple[dict[str, Any], dict[str, Any]]:
     template_id = client.get(stack)["template_id"]
     with session_scope() as session:
-        row = Templates(session).get(template_id)
+        row = Templates(session, SEALER).get(template_id)
         return dict(row.environment), dict(row.files)
 
 

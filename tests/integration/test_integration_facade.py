@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from integration_support import sandbox_objects, template, test_resource
+from sealed_rows import opened
 from sqlalchemy import select
 
 from conv_tasks.client import Client
@@ -80,7 +81,7 @@ def _stored_facade(stack_id: str) -> Any:
         assert child is not None and child.raw_template_id is not None
         raw = session.get(RawTemplate, child.raw_template_id)
         assert raw is not None
-        return raw.facade
+        return opened("raw_template", "facade", raw.facade)
 
 
 def _meta(role: str) -> str:

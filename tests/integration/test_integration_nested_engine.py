@@ -23,6 +23,7 @@ from integration_support import (
     test_resource,
     update_stack,
 )
+from sealed_rows import opened
 from sqlalchemy import select
 
 from conv_tasks.db.models import RawTemplate, Stack
@@ -270,7 +271,8 @@ def test_the_parent_files_are_handed_down(database_url: str, redis_client: objec
     with session_scope() as session:
         row = session.get(Stack, child.id)
         assert row is not None and row.raw_template_id is not None
-        assert session.get(RawTemplate, row.raw_template_id).files == files  # type: ignore[union-attr]
+        raw = session.get(RawTemplate, row.raw_template_id)
+        assert raw is not None and opened("raw_template", "files", raw.files) == files
 
 
 def test_a_delete_finds_a_child_whose_id_was_never_recorded(

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from postgresql_world import ADMIN, WEAK, TypesCluster, types_cluster
+from sealed_rows import opened
 from sqlalchemy import select
 
 from conv_tasks.db.models import Resource
@@ -90,7 +91,7 @@ def _kept_value(cluster: TypesCluster, stack_id: str, name: str) -> str:
         rows = session.scalars(
             select(Resource).where(Resource.stack_id == stack_id, Resource.name == name)
         )
-        [value] = [row.plugin_data["value"] for row in rows]
+        [value] = [opened("resource", "plugin_data", row.plugin_data)["value"] for row in rows]
     return str(value)
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from integration_support import resource_rows, sandbox_objects, template, test_resource
+from sealed_rows import opened
 from sqlalchemy import update
 
 from conv_tasks.client import Client
@@ -74,7 +75,10 @@ def created(client: Client, name: str, tmpl: dict[str, Any] = FOUR) -> str:
 
 
 def row_summary(stack_id: str) -> list[tuple[str, int, str | None, Any]]:
-    return [(r.name, r.version, r.physical_id, r.properties_data) for r in resource_rows(stack_id)]
+    return [
+        (r.name, r.version, r.physical_id, opened("resource", "properties_data", r.properties_data))
+        for r in resource_rows(stack_id)
+    ]
 
 
 def physical_ids(client: Client, stack_id: str) -> dict[str, str | None]:

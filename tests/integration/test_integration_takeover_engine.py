@@ -24,6 +24,7 @@ from integration_support import (
     test_resource,
     update_stack,
 )
+from sealed_rows import opened
 from sqlalchemy import text
 
 from conv_tasks.db.session import session_scope
@@ -108,7 +109,7 @@ def test_a_taken_over_create_is_then_updated_in_place(
     assert Outcome.TAKEN_OVER in outcomes
     head = _head(stack_id)
     assert (head.action, head.status) == ("UPDATE", "COMPLETE")
-    assert head.properties_data["value"] == "v2"
+    assert opened("resource", "properties_data", head.properties_data)["value"] == "v2"
     [live] = sandbox_objects(stack_id)
     assert live.properties["value"] == "v2"
     assert live.create_calls == 1 and live.id == head.physical_id
@@ -128,7 +129,7 @@ def test_a_taken_over_create_is_then_replaced_when_it_cannot_change_in_place(
     stack_id, _ = _taken_over(old, {"r0": new})
 
     [head] = resource_rows(stack_id)  # the replaced version was cleaned up
-    assert head.properties_data["value"] == "v2"
+    assert opened("resource", "properties_data", head.properties_data)["value"] == "v2"
     [live] = sandbox_objects(stack_id)
     assert live.properties["value"] == "v2" and live.id == head.physical_id
     gone = [o for o in sandbox_objects(stack_id, include_deleted=True) if o.deleted]

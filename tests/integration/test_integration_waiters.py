@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from integration_support import create_stack, template, test_resource
+from sealed_rows import SEALER
 
 from conv_tasks.db.nodes import NodeStore
 from conv_tasks.db.session import node_connection, statement_count
@@ -57,6 +58,7 @@ def _held_by_another(
         traversal=task.traversal,
         template_id=task.template_id,
         nonce=str(uuid.uuid4()),
+        sealer=SEALER,
     )
     claim = store.claim(task.node.name, cleanup=False, in_template=True, ttl=ttl, waiter="x")
     assert claim.versions[-1].held
