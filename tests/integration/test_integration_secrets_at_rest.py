@@ -99,18 +99,10 @@ def _template() -> dict[str, Any]:
 def pg_dump() -> str:
     """The whole test database as `pg_dump` writes it (schema and data)."""
     url = make_url(get_settings().database_url)
+    command = ["pg_dump", "--host", url.host or "127.0.0.1", "--port", str(url.port or 5432)]
+    command += ["--username", url.username or "postgres", "--no-password", url.database or ""]
     done = subprocess.run(
-        [
-            "pg_dump",
-            "--host",
-            url.host or "127.0.0.1",
-            "--port",
-            str(url.port or 5432),
-            "--username",
-            url.username or "postgres",
-            "--no-password",
-            url.database or "",
-        ],  # fmt: skip
+        command,
         capture_output=True,
         text=True,
         timeout=120,
