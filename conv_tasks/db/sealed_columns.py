@@ -18,6 +18,7 @@ whole, whatever the stack, when a key is set:
 Credentials checked by a hash (server credentials, signal credentials, handle tokens'
 hashes) are stored only as hashes and need nothing. Names, statuses, ids, the traversal
 graph and events stay plain: events and status reasons are masked before they are written.
+The signals servers send a wait condition handle stay as sent: they come from outside.
 """
 
 from __future__ import annotations

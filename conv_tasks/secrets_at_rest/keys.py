@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-
-from cryptography.fernet import Fernet
+import os
 
 
 def new_key() -> str:
-    """A fresh random key, as CONV_TASKS_ENCRYPTION_KEYS takes it."""
-    return Fernet.generate_key().decode("ascii")
+    """A fresh random key, as CONV_TASKS_ENCRYPTION_KEYS takes it (what Fernet.generate_key
+    makes, without importing cryptography)."""
+    return base64.urlsafe_b64encode(os.urandom(32)).decode("ascii")
 
 
 def parse_keys(raw: str) -> tuple[tuple[str, ...], list[str]]:

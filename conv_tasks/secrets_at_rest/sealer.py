@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
-
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from typing import TYPE_CHECKING, Any
 
 from conv_tasks.errors import ENCRYPTION_KEYS_SETTING, EncryptionKeyError
 from conv_tasks.secrets_at_rest.envelope import ENVELOPE_PREFIX, is_sealed, unwrap, wrap
+
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet, MultiFernet
 
 
 class Sealer:
@@ -27,8 +28,15 @@ class Sealer:
     seals nothing (and refuses to open an envelope, naming the setting)."""
 
     def __init__(self, keys: Sequence[str] = ()) -> None:
-        self._fernets = [Fernet(key.encode("ascii")) for key in keys]
-        self._multi = MultiFernet(self._fernets) if self._fernets else None
+        self._fernets: list[Fernet] = []
+        self._multi: MultiFernet | None = None
+        if keys:
+            # Imported only with keys: settings import this module, and a CLI command that
+            # never touches the database should not pay cryptography's 10 ms of imports.
+            from cryptography.fernet import Fernet, MultiFernet
+
+            self._fernets = [Fernet(key.encode("ascii")) for key in keys]
+            self._multi = MultiFernet(self._fernets)
 
     def __repr__(self) -> str:  # never the keys
         return f"Sealer({len(self._fernets)} key(s))"
@@ -55,6 +63,8 @@ class Sealer:
                 f"{where} is encrypted, but {ENCRYPTION_KEYS_SETTING} is not set: give this "
                 f"process the keys the database was written with."
             )
+        from cryptography.fernet import InvalidToken
+
         try:
             return self._multi.decrypt(unwrap(stored)).decode("utf-8")
         except (InvalidToken, UnicodeDecodeError, ValueError):
@@ -70,6 +80,8 @@ class Sealer:
         if self._multi is None:
             return None
         if is_sealed(stored):
+            from cryptography.fernet import InvalidToken
+
             try:
                 self._fernets[0].decrypt(unwrap(stored))
                 return None
