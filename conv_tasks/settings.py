@@ -75,6 +75,25 @@ def _count(
     return int(raw)
 
 
+API_AUTH_MODES = ("noauth", "tokens", "keystone")
+
+
+def _choice(
+    env: Mapping[str, str],
+    name: str,
+    default: str,
+    choices: tuple[str, ...],
+    problems: list[Problem],
+) -> str:
+    raw = (env.get(name) or "").strip()
+    if raw == "":
+        return default
+    if raw.lower() not in choices:
+        problems.append(Problem(name, f"must be one of {', '.join(choices)}, got {raw!r}"))
+        return default
+    return raw.lower()
+
+
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
 
@@ -136,6 +155,14 @@ class Settings:
     # The YAML file of named connections resource types act through (conv_tasks.connections);
     # empty: none are defined.
     connections_file: str = ""
+    # The HTTP edge (conv_tasks.api): how callers authenticate (noauth, tokens, keystone), the
+    # file of token hashes (tokens), the keystonemiddleware options file (keystone), how many
+    # requests it waits on at once and how long it waits for a task's answer.
+    api_auth: str = "noauth"
+    api_tokens_file: str = ""
+    api_keystone_config: str = ""
+    api_threads: int = 16
+    api_timeout: float = 30.0
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -184,6 +211,11 @@ class Settings:
             ),
             purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
             connections_file=(env.get("CONV_TASKS_CONNECTIONS") or "").strip(),
+            api_auth=_choice(env, "CONV_TASKS_API_AUTH", cls.api_auth, API_AUTH_MODES, problems),
+            api_tokens_file=(env.get("CONV_TASKS_API_TOKENS_FILE") or "").strip(),
+            api_keystone_config=(env.get("CONV_TASKS_API_KEYSTONE_CONFIG") or "").strip(),
+            api_threads=_count(env, "CONV_TASKS_API_THREADS", cls.api_threads, problems, minimum=1),
+            api_timeout=_float(env, "CONV_TASKS_API_TIMEOUT", cls.api_timeout, problems),
             environ=dict(env),
         )
         for name, value in (
