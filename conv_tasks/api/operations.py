@@ -68,6 +68,13 @@ def _unsupported(method: str, path: str, what: str) -> ApiFault:
     return not_implemented(f"{what} ({method} {path})")
 
 
+def _unknown_or_unsupported(method: str, path: str, word: str) -> ApiFault:
+    """501 for a Heat operation conv_tasks does not implement; 404 for what Heat has not."""
+    if word in _UNSUPPORTED:
+        return _unsupported(method, path, _UNSUPPORTED[word])
+    return ApiFault(404, "NotFound", f"Heat's API has no {word[:100]!r} at {path[:300]}.")
+
+
 def route(method: str, path: str) -> Operation:
     """The operation `method path` asks for; raises ApiFault for any other request."""
     method = method.upper()
@@ -103,8 +110,7 @@ def _tenant_route(method: str, path: str, tenant: str, rest: list[str]) -> Opera
         if len(rest) == 3 and rest[2] == "template":
             _allow(method, ("GET",), "A resource type's template")
             return Operation("resource_type_template", tenant, {"type_name": rest[1]})
-    what = _UNSUPPORTED.get(head, f"the operation {head!r}")
-    raise _unsupported(method, path, what)
+    raise _unknown_or_unsupported(method, path, head)
 
 
 def _stacks_route(method: str, path: str, tenant: str, rest: list[str]) -> Operation:
@@ -159,8 +165,7 @@ def _stack_part_route(
         return Operation("event_list", tenant, params)
     if part == "resources":
         return _resource_route(method, path, tenant, params, tail[1:])
-    what = _UNSUPPORTED.get(part, f"the stack operation {part!r}")
-    raise _unsupported(method, path, what)
+    raise _unknown_or_unsupported(method, path, part)
 
 
 def _resource_route(
@@ -182,5 +187,4 @@ def _resource_route(
         if len(tail) == 2:
             return Operation("event_list", tenant, params)
         return Operation("event_show", tenant, {**params, "event_id": tail[2]})
-    what = _UNSUPPORTED.get(tail[1], f"the resource operation {tail[1]!r}")
-    raise _unsupported(method, path, what)
+    raise _unknown_or_unsupported(method, path, tail[1])
