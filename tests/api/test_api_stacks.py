@@ -3,7 +3,11 @@ resources, outputs, PATCH, preview, check, cancel, delete; lookups; tenancy; fau
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -253,3 +257,39 @@ def test_the_access_log_shows_no_token_or_value(
     text = edge_log.read_text()
     assert f"/v1/{tenant}/stacks" in text
     assert secret not in text
+
+
+def test_requests_in_parallel_each_get_their_own_answer(edge_url: str, tenant: str) -> None:
+    # Each request waits on a Celery answer in the edge's thread pool: answers must not cross.
+    with httpx.Client(base_url=edge_url, timeout=60) as http:
+        urls = {name: create(http, tenant, name) for name in ("p1", "p2", "p3")}
+
+    def show(name: str) -> str:
+        with httpx.Client(timeout=60) as http:
+            answer = http.get(urls[name])
+            assert answer.status_code == 200, answer.text
+            return str(answer.json()["stack"]["stack_name"])
+
+    names = [name for _ in range(8) for name in urls]
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        assert list(pool.map(show, names)) == names
+
+
+def test_noauth_refuses_to_serve_beyond_loopback() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from conv_tasks.cli.main import main; main()",
+            "api",
+            "serve",
+            "--host",
+            "0.0.0.0",
+        ],
+        env={**os.environ, "CONV_TASKS_API_AUTH": "noauth"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "loopback" in done.stderr and "0.0.0.0" in done.stderr
