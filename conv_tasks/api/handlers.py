@@ -6,6 +6,7 @@ here a handler only strings them together with one or two task calls.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,9 +116,21 @@ async def stack_preview(call: Call) -> Reply:
     return Reply(200, heat_views.previewed_stack(call.base_url, call.tenant, name, body, answer))
 
 
+def _looks_like_an_id(ref: str) -> bool:
+    try:
+        uuid.UUID(ref)
+    except ValueError:
+        return False
+    return True
+
+
 async def stack_lookup(call: Call) -> Reply:
-    """Heat's lookup: a stack named without its id is redirected to its address."""
-    answer = await call.task("conv_tasks.stack.show", stack=call.param("stack_name"))
+    """Heat's lookup: a stack named without its id is redirected to its address. Looked up by
+    its id, a deleted stack is found too (as Heat's identify_stack does), so that a client
+    following a delete by id (`openstack stack delete --wait`) reads its last events."""
+    ref = call.param("stack_name")
+    deleted = True if _looks_like_an_id(ref) else None
+    answer = await call.task("conv_tasks.stack.show", stack=ref, include_deleted=deleted)
     stack = answer["stack"]
     location = heat_views.stack_url(call.base_url, call.tenant, stack["name"], stack["id"])
     subpath = call.param("subpath")
@@ -130,7 +143,8 @@ async def stack_lookup(call: Call) -> Reply:
 
 
 async def _shown_stack(call: Call) -> dict[str, Any]:
-    answer = await call.task("conv_tasks.stack.show", stack=_stack_ref(call))
+    # By its whole address, a deleted stack shows (DELETE_COMPLETE), as in Heat.
+    answer = await call.task("conv_tasks.stack.show", stack=_stack_ref(call), include_deleted=True)
     stack: dict[str, Any] = answer["stack"]
     if stack["name"] != call.param("stack_name"):
         raise not_found(
@@ -213,9 +227,19 @@ async def output_show(call: Call) -> Reply:
     return Reply(200, {"output": item})
 
 
-def _named_events(events: list[dict[str, Any]], stack_name: str) -> list[dict[str, Any]]:
+def _named_events(
+    events: list[dict[str, Any]], stack_name: str, stack_id: str
+) -> list[dict[str, Any]]:
+    """The stack's own events (no resource) as Heat writes them: the stack's name as the
+    resource, its id as the physical id (heatclient's `--wait` checks both)."""
     return [
-        {**e, "resource_name": e.get("resource_name") or e.get("stack_name") or stack_name}
+        e
+        if e.get("resource_name")
+        else {
+            **e,
+            "resource_name": e.get("stack_name") or stack_name,
+            "physical_id": e.get("stack_id") or stack_id,
+        }
         for e in events
     ]
 
@@ -226,7 +250,7 @@ async def _events(call: Call, resource_name: str | None) -> list[dict[str, Any]]
     if wanted.nested_depth:
         kwargs["nested_depth"] = wanted.nested_depth
     answer = await call.task("conv_tasks.stack.events", stack=_stack_ref(call), **kwargs)
-    events = _named_events(list(answer["events"]), call.param("stack_name"))
+    events = _named_events(list(answer["events"]), call.param("stack_name"), call.param("stack_id"))
     return listing.pick_events(events, wanted)
 
 
@@ -250,7 +274,7 @@ async def event_list(call: Call) -> Reply:
 async def event_show(call: Call) -> Reply:
     resource = call.param("resource_name")
     answer = await call.task("conv_tasks.stack.events", stack=_stack_ref(call))
-    events = _named_events(list(answer["events"]), call.param("stack_name"))
+    events = _named_events(list(answer["events"]), call.param("stack_name"), call.param("stack_id"))
     wanted = call.param("event_id")
     found = [e for e in events if str(e["id"]) == wanted and e["resource_name"] == resource]
     if not found:

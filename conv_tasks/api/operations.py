@@ -124,7 +124,7 @@ def _stacks_route(method: str, path: str, tenant: str, rest: list[str]) -> Opera
         raise _unsupported(method, path, _UNSUPPORTED["stacks/detail"])
     name = rest[0]
     if len(rest) == 1:
-        _allow(method, ("GET", "PUT", "PATCH", "DELETE"), "A stack looked up by name")
+        _allow(method, ("GET", "POST", "PUT", "PATCH", "DELETE"), "A stack looked up by name")
         return Operation("stack_lookup", tenant, {"stack_name": name, "subpath": ""})
     if rest[1] in STACK_SUBPATHS:
         # `/stacks/{name}/resources/...`: the stack's address is not known yet.

@@ -35,7 +35,9 @@ TEMPLATE: dict[str, Any] = {
 def wait_done(http: httpx.Client, stack_url: str, timeout: float = 60) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while True:
-        stack: dict[str, Any] = http.get(stack_url).json()["stack"]
+        shown = http.get(stack_url)
+        assert shown.status_code == 200, shown.text
+        stack: dict[str, Any] = shown.json()["stack"]
         if not stack["stack_status"].endswith("IN_PROGRESS"):
             return stack
         assert time.monotonic() < deadline, stack
@@ -79,6 +81,9 @@ def test_a_stack_lives_its_whole_life_through_the_edge(http: httpx.Client, tenan
     assert {"first", "second", "web"} <= set(names)
     last = events[-1]
     assert last["resource_name"] == "web" and last["resource_status"] == "CREATE_COMPLETE"
+    # heatclient's --wait knows the stack's own event by its name and its id as physical id.
+    assert last["physical_resource_id"] == stack["id"]
+    assert last["links"][2]["href"] == url
     for key in ("event_time", "physical_resource_id", "logical_resource_id", "id", "links"):
         assert key in last
     marked = http.get(f"{url}/events", params={"marker": events[0]["id"], "limit": 2}).json()
@@ -137,10 +142,12 @@ def test_a_stack_lives_its_whole_life_through_the_edge(http: httpx.Client, tenan
 
     deleted = http.delete(url)
     assert deleted.status_code == 204, deleted.text
-    deadline = time.monotonic() + 60
-    while http.get(url).status_code != 404:
-        assert time.monotonic() < deadline
-        time.sleep(0.3)
+    # As in Heat: by its whole address (or its id) a deleted stack still shows, and its
+    # events still list; by its name it is gone.
+    assert wait_done(http, url)["stack_status"] == "DELETE_COMPLETE"
+    by_id = http.get(f"/v1/{tenant}/stacks/{stack['id']}/events", follow_redirects=True)
+    assert by_id.json()["events"][-1]["resource_status"] == "DELETE_COMPLETE"
+    assert http.get(f"/v1/{tenant}/stacks/web").status_code == 404
     assert http.get(f"/v1/{tenant}/stacks").json()["stacks"] == []
 
 
