@@ -16,6 +16,7 @@ from __future__ import annotations
 import configparser
 import hashlib
 import hmac
+import io
 import ipaddress
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -182,7 +183,10 @@ class Keystone:
             "PATH_INFO": "/",
             "SERVER_NAME": "conv-tasks",
             "SERVER_PORT": "80",
+            "SERVER_PROTOCOL": "HTTP/1.1",
             "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(),
+            "wsgi.errors": io.StringIO(),
             "HTTP_X_AUTH_TOKEN": token,
         }
         self._protocol(environ, lambda *_args: None)

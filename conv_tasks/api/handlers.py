@@ -13,10 +13,17 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from conv_tasks.api import heat_input, heat_views, listing
-from conv_tasks.api.faults import ApiFault, fault_of_answer, not_found, not_implemented
+from conv_tasks.api.faults import (
+    ApiFault,
+    FaultProblem,
+    fault_of_answer,
+    not_found,
+    not_implemented,
+)
 from conv_tasks.api.gateway import TaskGateway
 from conv_tasks.api.json_body import check_content_type, parse_json, parse_object
 from conv_tasks.api.operations import Operation
+from conv_tasks.errors import ConvTasksError
 
 
 @dataclass(frozen=True)
@@ -50,8 +57,10 @@ class Call:
         return answer
 
 
-class AnswerFault(Exception):
+class AnswerFault(ConvTasksError):
     """A task refused the request: its answer becomes Heat's fault body."""
+
+    code = "task_refusal"
 
     def __init__(self, answer: Mapping[str, Any]) -> None:
         super().__init__(str(answer.get("message", "")))
@@ -353,15 +362,12 @@ async def template_validate(call: Call) -> Reply:
             400,
             "StackValidationFailed",
             f"Invalid template: {where + ': ' if where else ''}{message}",
-            [heat_input_problem(e) for e in errors[:20]],
+            [
+                FaultProblem(str(e.get("path") or ""), str(e.get("message") or ""))
+                for e in errors[:20]
+            ],
         )
     return Reply(200, heat_views.validated(kwargs["template"], answer))
-
-
-def heat_input_problem(error: Mapping[str, Any]) -> Any:
-    from conv_tasks.api.faults import FaultProblem
-
-    return FaultProblem(str(error.get("path") or ""), str(error.get("message") or ""))
 
 
 async def resource_type_list(call: Call) -> Reply:
