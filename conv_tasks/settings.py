@@ -81,6 +81,23 @@ def _keys(env: Mapping[str, str], name: str, problems: list[Problem]) -> tuple[s
     keys, wrong = parse_keys(env.get(name) or "")
     problems.extend(Problem(name, message) for message in wrong)
     return () if wrong else keys
+API_AUTH_MODES = ("noauth", "tokens", "keystone")
+
+
+def _choice(
+    env: Mapping[str, str],
+    name: str,
+    default: str,
+    choices: tuple[str, ...],
+    problems: list[Problem],
+) -> str:
+    raw = (env.get(name) or "").strip()
+    if raw == "":
+        return default
+    if raw.lower() not in choices:
+        problems.append(Problem(name, f"must be one of {', '.join(choices)}, got {raw!r}"))
+        return default
+    return raw.lower()
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -147,6 +164,14 @@ class Settings:
     # The keys that seal secrets at rest (conv_tasks.secrets_at_rest), the first one writing;
     # empty: values are stored as they are. Never printed.
     encryption_keys: tuple[str, ...] = field(default=(), repr=False)
+    # The HTTP edge (conv_tasks.api): how callers authenticate (noauth, tokens, keystone), the
+    # file of token hashes (tokens), the keystonemiddleware options file (keystone), how many
+    # requests it waits on at once and how long it waits for a task's answer.
+    api_auth: str = "noauth"
+    api_tokens_file: str = ""
+    api_keystone_config: str = ""
+    api_threads: int = 16
+    api_timeout: float = 30.0
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -196,6 +221,11 @@ class Settings:
             purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
             connections_file=(env.get("CONV_TASKS_CONNECTIONS") or "").strip(),
             encryption_keys=_keys(env, ENCRYPTION_KEYS_SETTING, problems),
+            api_auth=_choice(env, "CONV_TASKS_API_AUTH", cls.api_auth, API_AUTH_MODES, problems),
+            api_tokens_file=(env.get("CONV_TASKS_API_TOKENS_FILE") or "").strip(),
+            api_keystone_config=(env.get("CONV_TASKS_API_KEYSTONE_CONFIG") or "").strip(),
+            api_threads=_count(env, "CONV_TASKS_API_THREADS", cls.api_threads, problems, minimum=1),
+            api_timeout=_float(env, "CONV_TASKS_API_TIMEOUT", cls.api_timeout, problems),
             environ=dict(env),
         )
         for name, value in (

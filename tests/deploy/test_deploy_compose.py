@@ -265,3 +265,16 @@ def test_flower_lists_each_task_s_kwargs_in_compose_as_make_flower_does(
     assert given.returncode == 0, given.stderr
     flower = yaml.safe_load(given.stdout)["services"]["flower"]
     assert flower["environment"]["FLOWER_TASKS_COLUMNS"] == "name,uuid"
+
+
+def test_the_http_edge_is_served_with_tokens_and_a_health_check(config: dict[str, Any]) -> None:
+    api = config["services"]["api"]
+    assert api["command"][:3] == ["conv-tasks", "api", "serve"]
+    # Not noauth: bound to 0.0.0.0 inside its container, the edge would refuse to start.
+    assert api["environment"]["CONV_TASKS_API_AUTH"] == "tokens"
+    tokens = api["environment"]["CONV_TASKS_API_TOKENS_FILE"]
+    # docker-compose 1.x prints short volume syntax: host:container:mode.
+    assert any(volume.endswith(f":{tokens}:ro") for volume in api["volumes"]), api["volumes"]
+    assert "/healthcheck" in " ".join(api["healthcheck"]["test"])
+    assert api["depends_on"] == {"redis": {"condition": "service_healthy"}}
+    assert api["ports"] == ["127.0.0.1:8004:8004/tcp"]

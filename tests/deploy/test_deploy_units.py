@@ -11,7 +11,11 @@ from deploy_tools import DEPLOY
 
 UNITS = sorted(DEPLOY.glob("*.service"))
 # The engine's own units; the agent's runs on the servers, with its own environment file.
-ENGINE_UNITS = [DEPLOY / "conv-tasks-beat.service", DEPLOY / "conv-tasks-worker@.service"]
+ENGINE_UNITS = [
+    DEPLOY / "conv-tasks-api.service",
+    DEPLOY / "conv-tasks-beat.service",
+    DEPLOY / "conv-tasks-worker@.service",
+]
 AGENT_UNIT = DEPLOY / "conv-tasks-agent.service"
 
 Unit = dict[str, dict[str, list[str]]]
@@ -89,3 +93,14 @@ def test_the_agent_finishes_its_script_and_keeps_its_state() -> None:
     assert one(unit, "Service", "KillMode") == "mixed"
     assert one(unit, "Service", "StateDirectory") == "conv-tasks-agent"
     assert "--state-dir /var/lib/conv-tasks-agent" in one(unit, "Service", "ExecStart")
+
+
+def test_the_edge_serves_plain_http_on_loopback_behind_a_proxy() -> None:
+    path = DEPLOY / "conv-tasks-api.service"
+    unit = read_unit(path)
+    command = shlex.split(one(unit, "Service", "ExecStart"))
+    assert command[1:3] == ["api", "serve"]
+    assert command[command.index("--host") + 1] == "127.0.0.1"
+    assert command[command.index("--port") + 1] == "8004"
+    assert one(unit, "Service", "NoNewPrivileges") == "true"
+    assert "TLS belongs to a proxy" in path.read_text()
