@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from conv_tasks.durations import parse_duration
 from conv_tasks.errors import InvalidInput, Problem
@@ -92,6 +93,20 @@ def _flag(env: Mapping[str, str], name: str, default: bool, problems: list[Probl
     return default
 
 
+def _public_url(env: Mapping[str, str], name: str, problems: list[Problem]) -> str:
+    """An http(s) base URL with a host and nothing after its path (trailing / dropped)."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        problems.append(
+            Problem(name, f"must be an http:// or https:// base URL with a host, got {raw!r}")
+        )
+        return ""
+    return raw.rstrip("/")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of conv_tasks. Durations are in seconds."""
@@ -136,6 +151,10 @@ class Settings:
     # The YAML file of named connections resource types act through (conv_tasks.connections);
     # empty: none are defined.
     connections_file: str = ""
+    # The HTTP edge's base URL as servers reach it (`conv-tasks api serve` behind its proxy):
+    # wait condition handles give Heat's curl command against it. Empty: they give the
+    # `conv-tasks wait-condition signal` command, over the broker.
+    api_public_url: str = ""
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -184,6 +203,7 @@ class Settings:
             ),
             purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
             connections_file=(env.get("CONV_TASKS_CONNECTIONS") or "").strip(),
+            api_public_url=_public_url(env, "CONV_TASKS_API_PUBLIC_URL", problems),
             environ=dict(env),
         )
         for name, value in (
