@@ -61,4 +61,9 @@ class OpenStack:
         return done.stdout
 
     def json(self, *args: str, timeout: float = 180) -> Any:
-        return json.loads(self.ok(*args, "-f", "json", timeout=timeout))
+        """Run it with `-f json`; the JSON it printed (after the event lines `--wait` prints
+        first)."""
+        out = self.ok(*args, "-f", "json", timeout=timeout)
+        lines = out.splitlines(keepends=True)
+        start = next((i for i, line in enumerate(lines) if line[:1] in ("{", "[")), 0)
+        return json.loads("".join(lines[start:]))
