@@ -130,7 +130,7 @@ def test_a_stacks_life_through_the_openstack_command(openstack: OpenStack) -> No
     write(folder, "files/note.txt", "a changed note\n")
     dry = openstack.json(
         "stack", "update", "--dry-run", "-t", str(write(folder, "changed.yaml", changed)),
-        "-e", str(environment), name,
+        "-e", str(environment), "--parameter", "greeting=bonjour", name,
     )  # fmt: skip
     changes = {key: sorted(r["resource_name"] for r in value) for key, value in dry.items()}
     assert changes["updated"] == ["note"], dry
