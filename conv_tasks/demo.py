@@ -133,7 +133,7 @@ def running_agent(server: str, credential: str, workdir: Path) -> Iterator[Path]
     log = workdir / "agent.log"
     command = [
         sys.executable, "-c", "from conv_tasks.cli.main import main; main()",
-        "agent", "--server", server, "--credential-file", str(credential_file),
+        "agent", "--broker", "--server", server, "--credential-file", str(credential_file),
         "--state-dir", str(workdir / "state"), "--interval", "0.5",
     ]  # fmt: skip
     with open(log, "ab") as out:

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
+from urllib.parse import urlsplit
 
 from conv_tasks.durations import parse_duration
 from conv_tasks.errors import ENCRYPTION_KEYS_SETTING, InvalidInput, Problem
@@ -117,6 +118,20 @@ def _flag(env: Mapping[str, str], name: str, default: bool, problems: list[Probl
     return default
 
 
+def _public_url(env: Mapping[str, str], name: str, problems: list[Problem]) -> str:
+    """An http(s) base URL with a host and nothing after its path (trailing / dropped)."""
+    raw = (env.get(name) or "").strip()
+    if not raw:
+        return ""
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        problems.append(
+            Problem(name, f"must be an http:// or https:// base URL with a host, got {raw!r}")
+        )
+        return ""
+    return raw.rstrip("/")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of conv_tasks. Durations are in seconds."""
@@ -172,6 +187,10 @@ class Settings:
     api_keystone_config: str = ""
     api_threads: int = 16
     api_timeout: float = 30.0
+    # The HTTP edge's base URL as servers reach it (`conv-tasks api serve` behind its proxy):
+    # wait condition handles give Heat's curl command against it. Empty: they give the
+    # `conv-tasks wait-condition signal` command, over the broker.
+    api_public_url: str = ""
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -226,6 +245,7 @@ class Settings:
             api_keystone_config=(env.get("CONV_TASKS_API_KEYSTONE_CONFIG") or "").strip(),
             api_threads=_count(env, "CONV_TASKS_API_THREADS", cls.api_threads, problems, minimum=1),
             api_timeout=_float(env, "CONV_TASKS_API_TIMEOUT", cls.api_timeout, problems),
+            api_public_url=_public_url(env, "CONV_TASKS_API_PUBLIC_URL", problems),
             environ=dict(env),
         )
         for name, value in (

@@ -11,13 +11,17 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from conv_tasks.agent.redact import SecretFilter
 
+if TYPE_CHECKING:  # the links are imported when the command runs: Celery is slow to import
+    from conv_tasks.agent.link import ServerLink
+
 CREDENTIAL_VARIABLE = "CONV_TASKS_AGENT_CREDENTIAL"
+URL_VARIABLE = "CONV_TASKS_AGENT_URL"
 # Exit status of `--once` when the engine refused the server's credential.
 EXIT_NOT_AUTHORIZED = 3
 
@@ -80,8 +84,43 @@ def _credentials(credential_file: Path | None) -> Callable[[], list[str]]:
     )
 
 
+def _link(url: str | None, use_broker: bool, timeout: float) -> ServerLink:
+    """The agent's way to the engine: the edge at `url`, or the broker."""
+    if url and use_broker:
+        raise click.UsageError("give --url or --broker, not both")
+    if url:
+        from conv_tasks.agent.http_link import HttpServerLink
+
+        try:
+            return HttpServerLink(url, timeout=timeout)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--url") from None
+    if use_broker:
+        from conv_tasks.agent.link import CeleryServerLink, agent_app
+
+        return CeleryServerLink(agent_app, timeout=timeout)
+    raise click.UsageError(
+        f"the agent needs a way to the engine: --url URL (or ${URL_VARIABLE}), the HTTP edge "
+        "(`conv-tasks api serve`), with nothing but the server's credential; or --broker, "
+        "the broker and result backend of the engine's settings"
+    )
+
+
 @click.command("agent")
 @click.option("--server", required=True, help="The server whose deployments to run.")
+@click.option(
+    "--url",
+    envvar=URL_VARIABLE,
+    help=f"The HTTP edge's base URL (`conv-tasks api serve`), e.g. https://orchestration:8004 "
+    f"(else ${URL_VARIABLE}). The agent then holds the server's credential and nothing more.",
+)
+@click.option(
+    "--broker",
+    "use_broker",
+    is_flag=True,
+    help="Reach the engine over the broker instead (CONV_TASKS_BROKER_URL and "
+    "CONV_TASKS_RESULT_BACKEND): credentials that can act for any tenant.",
+)
 @click.option(
     "--credential-file",
     type=click.Path(dir_okay=False, path_type=Path),
@@ -119,6 +158,8 @@ def _credentials(credential_file: Path | None) -> Callable[[], list[str]]:
 def agent(
     obj: Any,
     server: str,
+    url: str | None,
+    use_broker: bool,
     credential_file: Path | None,
     state_dir: Path,
     once: bool,
@@ -128,16 +169,16 @@ def agent(
 ) -> None:
     """Run this host's software deployments for SERVER (the reference agent)."""
     credentials = _credentials(credential_file)
+    link = _link(url, use_broker, float(getattr(obj, "timeout", 30.0)))
     from conv_tasks.agent.agent import Agent, PollOutcome
     from conv_tasks.agent.hooks import default_hooks
-    from conv_tasks.agent.link import CeleryServerLink, agent_app
     from conv_tasks.agent.state import StateStore
 
     with exclusive(state_dir), agent_logging(log_level.upper()) as secrets:
         runner = Agent(
             server,
             credentials,
-            CeleryServerLink(agent_app, timeout=float(getattr(obj, "timeout", 30.0))),
+            link,
             StateStore(state_dir),
             default_hooks(),
             legacy=legacy_signals,

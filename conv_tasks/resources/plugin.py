@@ -109,6 +109,9 @@ class ActionContext:
     facade: Mapping[str, Any] | None = None
     # The tenant whose stack this is.
     tenant: str | None = None
+    # The HTTP edge's base URL as servers reach it (CONV_TASKS_API_PUBLIC_URL), for types that
+    # give servers a URL to call back (a wait condition handle); None where none is set.
+    edge_url: str | None = None
     # The connection the resource names in its `connection` property, for a type that needs
     # one (ResourceType.connection_kind): `ctx.connection.client` is its ready client.
     connection: Connected | None = None

@@ -30,7 +30,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> FakeServer:
 
 
 def _invoke(args: list[str], env: dict[str, Any] | None = None) -> Any:
-    return CliRunner().invoke(cli, ["agent", *args], env=env, catch_exceptions=False)
+    return CliRunner().invoke(cli, ["agent", "--broker", *args], env=env, catch_exceptions=False)
 
 
 def test_once_runs_what_is_pending_and_exits_zero(server: FakeServer, tmp_path: Path) -> None:
@@ -74,7 +74,7 @@ def test_legacy_signals_flag(server: FakeServer, tmp_path: Path) -> None:
 def test_no_credential_is_a_usage_error(server: FakeServer, tmp_path: Path) -> None:
     result = CliRunner().invoke(
         cli,
-        ["agent", "--server", "srv-1", "--state-dir", str(tmp_path / "s"), "--once"],
+        ["agent", "--broker", "--server", "srv-1", "--state-dir", str(tmp_path / "s"), "--once"],
         env={"CONV_TASKS_AGENT_CREDENTIAL": ""},
     )
     assert result.exit_code == 2
@@ -88,7 +88,7 @@ def test_one_state_directory_serves_one_agent(server: FakeServer, tmp_path: Path
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         result = CliRunner().invoke(
             cli,
-            ["agent", "--server", "srv-1", "--state-dir", str(state), "--once"],
+            ["agent", "--broker", "--server", "srv-1", "--state-dir", str(state), "--once"],
             env={"CONV_TASKS_AGENT_CREDENTIAL": SERVER_CREDENTIAL},
         )
     assert result.exit_code == 1
@@ -107,7 +107,7 @@ def test_an_unreachable_engine_costs_one_log_line_not_a_traceback_loop(tmp_path:
     }
     command = [
         sys.executable, "-c", "from conv_tasks.cli.main import main; main()",
-        "agent", "--server", "srv-1", "--credential-file", str(cred),
+        "agent", "--broker", "--server", "srv-1", "--credential-file", str(cred),
         "--state-dir", str(tmp_path / "s"), "--interval", "0.2",
     ]  # fmt: skip
     proc = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)

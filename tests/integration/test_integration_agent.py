@@ -76,6 +76,7 @@ class AgentProcess:
             "-c",
             "from conv_tasks.cli.main import main; main()",
             "agent",
+            "--broker",
             "--server", self.server,
             "--credential-file", str(self.credential_file),
             "--state-dir", str(self.state_dir),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import replace
 from typing import Any
 
@@ -26,9 +27,12 @@ def _ctx(store: MemoryWaitHandles, resource: type, **kwargs: Any) -> ActionConte
     return replace(make_ctx(resource, MemorySandbox(), **kwargs), wait_handles=store)
 
 
-def _handle(store: MemoryWaitHandles, **properties: Any) -> tuple[str, dict[str, Any]]:
+def _handle(
+    store: MemoryWaitHandles, edge_url: str | None = None, **properties: Any
+) -> tuple[str, dict[str, Any]]:
     plugin = WaitConditionHandleResource()
     ctx = _ctx(store, WaitConditionHandleResource, properties=properties, name="handle")
+    ctx = replace(ctx, edge_url=edge_url)
     progress = plugin.create(ctx)
     assert not progress.done and progress.physical_id is not None
     ctx = replace(ctx, physical_id=progress.physical_id, data=dict(progress.data))
@@ -59,6 +63,20 @@ def test_handle_keeps_only_the_hash_of_its_token_and_gives_it_in_its_attributes(
         "handle": handle_id,
         "token": token,
     }
+
+
+def test_with_an_edge_the_handle_gives_heats_curl_command_against_it() -> None:
+    store = MemoryWaitHandles()
+    handle_id, attrs = _handle(store, edge_url="https://orchestration.example:8004")
+    token = attrs["token"]
+    endpoint = f"https://orchestration.example:8004/signal/v1/wait_condition_handles/{handle_id}"
+    assert attrs["endpoint"] == endpoint
+    assert attrs["curl_cli"] == (
+        f"curl -i -X POST -H 'X-Auth-Token: {token}' -H 'Content-Type: application/json' "
+        f"-H 'Accept: application/json' {endpoint}"
+    )
+    assert shlex.split(attrs["curl_cli"])[5] == f"X-Auth-Token: {token}"
+    assert json.loads(attrs["signal"]) == {"endpoint": endpoint, "token": token}
 
 
 def test_the_handle_takes_the_hash_only_of_the_token_the_engine_recorded() -> None:

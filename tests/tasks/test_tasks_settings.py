@@ -204,3 +204,19 @@ def test_reading_settings_loads_no_validation_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_edges_public_url_is_read_without_its_trailing_slash() -> None:
+    settings = Settings.from_env({"CONV_TASKS_API_PUBLIC_URL": "https://edge.example:8004/ "})
+    assert settings.api_public_url == "https://edge.example:8004"
+    assert Settings.from_env({}).api_public_url == ""
+
+
+@pytest.mark.parametrize(
+    "raw", ["file:///srv/x", "edge.example:8004", "https://", "http://edge/?q=1", "ftp://edge"]
+)
+def test_an_edge_url_that_is_not_http_is_rejected_by_name(raw: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({"CONV_TASKS_API_PUBLIC_URL": raw})
+    assert problem_paths(caught.value) == ["CONV_TASKS_API_PUBLIC_URL"]
+    assert repr(raw) in str(caught.value)

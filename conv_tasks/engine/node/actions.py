@@ -131,6 +131,7 @@ def _context(
         facade=facade,
         tenant=tenant,
         connection=connection,
+        edge_url=env.settings.api_public_url or None,
     )
 
 

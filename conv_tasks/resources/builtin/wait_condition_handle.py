@@ -1,16 +1,20 @@
 """OS::Heat::WaitConditionHandle: where hosts outside the stack signal that they are ready.
 
-conv_tasks has no HTTP API, so a handle's attributes say how to signal it
-over the broker instead of with curl (docs/features/wait-conditions.md):
+A handle's attributes say how to signal it (docs/features/wait-conditions.md). Where the
+engine knows the HTTP edge's public URL (CONV_TASKS_API_PUBLIC_URL), they are Heat's:
 
 - `token`: the handle's credential, 256 random bits made when the handle is
   created. Signals must carry it; the handle's row keeps only its hash.
-- `endpoint`: the handle's id, which the signal task's `handle` names.
-- `curl_cli`: the command prefix a host runs to signal,
-  `conv-tasks wait-condition signal ID --token TOKEN`, to which, as with
-  Heat's curl command, it adds `--data-binary '{"status": "SUCCESS"}'`.
-- `signal`: JSON text of what a service sends: the task's name and its
-  `handle` and `token` arguments; it adds `details`.
+- `endpoint`: the URL a host POSTs its signal to,
+  `{edge}/signal/v1/wait_condition_handles/{handle id}`.
+- `curl_cli`: Heat's command prefix, `curl -i -X POST -H 'X-Auth-Token: TOKEN'
+  -H 'Content-Type: application/json' -H 'Accept: application/json' ENDPOINT`, to which
+  a template adds `--data-binary '{"status": "SUCCESS"}'`.
+- `signal`: JSON text of the endpoint and the token.
+
+Without an edge URL, a host signals over the broker: `endpoint` is the handle's id,
+`curl_cli` is `conv-tasks wait-condition signal ID --token TOKEN` (which takes the same
+`--data-binary`), and `signal` names the task with its `handle` and `token` arguments.
 
 token, curl_cli and signal carry the credential: they are secret_attributes,
 so whatever reads them is masked in show output, outputs and events. With
@@ -25,6 +29,7 @@ import json
 import shlex
 from collections.abc import Mapping
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 from conv_tasks.deployments.credentials import credential_hash, new_credential
 from conv_tasks.errors import ResourceFailure
@@ -80,7 +85,9 @@ class WaitConditionHandleResource(ResourceType):
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
         "token": AttributeSchema("The credential a signal must carry (secret).", type=STRING),
         "endpoint": AttributeSchema(
-            f"The handle's id: the `handle` argument of {SIGNAL_TASK}.", type=STRING
+            "The URL a signal is POSTed to (on the HTTP edge); without an edge URL, the "
+            f"handle's id: the `handle` argument of {SIGNAL_TASK}.",
+            type=STRING,
         ),
         "curl_cli": AttributeSchema(
             "The command prefix that signals the handle (carries the token); add "
@@ -88,7 +95,8 @@ class WaitConditionHandleResource(ResourceType):
             type=STRING,
         ),
         "signal": AttributeSchema(
-            f"JSON text of the {SIGNAL_TASK} task and its handle and token arguments.",
+            "JSON text of the endpoint and the token; without an edge URL, of the "
+            f"{SIGNAL_TASK} task and its handle and token arguments.",
             type=STRING,
         ),
     }
@@ -134,6 +142,14 @@ class WaitConditionHandleResource(ResourceType):
         handle_id = ctx.physical_id
         if not isinstance(token, str) or handle_id is None:
             return {"token": None, "endpoint": None, "curl_cli": None, "signal": None}
+        if ctx.edge_url:
+            endpoint = signal_url(ctx.edge_url, handle_id)
+            return {
+                "token": token,
+                "endpoint": endpoint,
+                "curl_cli": curl_command(endpoint, token),
+                "signal": json.dumps({"endpoint": endpoint, "token": token}),
+            }
         return {
             "token": token,
             "endpoint": handle_id,
@@ -142,6 +158,23 @@ class WaitConditionHandleResource(ResourceType):
         }
 
 
+# Where the edge takes a handle's signals (conv_tasks.api), under its public URL.
+SIGNAL_PATH = "/signal/v1/wait_condition_handles/"
+
+
+def signal_url(edge_url: str, handle_id: str) -> str:
+    return f"{edge_url.rstrip('/')}{SIGNAL_PATH}{quote(handle_id, safe='')}"
+
+
+def curl_command(endpoint: str, token: str) -> str:
+    """Heat's command prefix: a POST of the signal to the edge, with the handle's token."""
+    return (
+        f"curl -i -X POST -H {shlex.quote('X-Auth-Token: ' + token)} "
+        "-H 'Content-Type: application/json' -H 'Accept: application/json' "
+        f"{shlex.quote(endpoint)}"
+    )
+
+
 def signal_command(handle_id: str, token: str) -> str:
-    """The command prefix a host runs to signal the handle."""
+    """The command prefix a host runs to signal the handle over the broker."""
     return f"conv-tasks wait-condition signal {shlex.quote(handle_id)} --token {shlex.quote(token)}"
