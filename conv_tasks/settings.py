@@ -82,6 +82,8 @@ def _keys(env: Mapping[str, str], name: str, problems: list[Problem]) -> tuple[s
     keys, wrong = parse_keys(env.get(name) or "")
     problems.extend(Problem(name, message) for message in wrong)
     return () if wrong else keys
+
+
 API_AUTH_MODES = ("noauth", "tokens", "keystone")
 
 
