@@ -42,7 +42,7 @@ _ERRORS: dict[str, type[errors.ConvTasksError]] = {
 _HIDDEN_FIELDS = ("credential", "details", "token", "environment")
 _NAMES_ONLY_FIELDS = ("parameters", "files")
 # Tasks whose results hold a credential: removed from the result backend once read.
-_SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential"})
+_SECRET_RESULTS = frozenset({"conv_tasks.deployment.credential", "conv_tasks.deployment.metadata"})
 
 TERMINAL = ("COMPLETE", "FAILED")
 # Reads expire when the client stops waiting: a worker drops one that arrives later (Celery's
@@ -352,6 +352,25 @@ class Client:
         return self._send("conv_tasks.wait_condition.signal", payload)
 
     # ---------------------------------------------------------- deployments
+    def deployment_metadata(self, server: str, credential: str) -> dict[str, Any]:
+        """The deployments waiting for `server`, as its agent reads them: with the server's
+        credential, not the tenant."""
+        return self._send(
+            "conv_tasks.deployment.metadata", {"server": server, "credential": credential}
+        )
+
+    def signal_deployment(
+        self, deployment: str, credential: str, action: str, details: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        """Report on a deployment's run as its server's agent does (with its credential)."""
+        payload = {
+            "deployment": deployment,
+            "credential": credential,
+            "action": action,
+            "details": dict(details),
+        }
+        return self._send("conv_tasks.deployment.signal", payload)
+
     def deployment_credential(
         self, stack: str, server: str, *, rotate: bool = False
     ) -> dict[str, Any]:

@@ -165,6 +165,7 @@ class EdgeApp:
                 _query(request),
                 body,
                 request.headers.get("content-type"),
+                auth_token=None if operation.tenant else request.headers.get("x-auth-token"),
             )
             reply: Reply = await HANDLERS[operation.name](call)
         except ApiFault as exc:

@@ -35,14 +35,19 @@ class TaskGateway:
 
     async def call(self, tenant: str, task: str, **kwargs: Any) -> dict[str, Any]:
         """The task's JSON answer, `ok` true or false; ApiFault 503 if no answer came."""
-        return await self.run(lambda: self._call(tenant, task, kwargs))
+        return await self.run(lambda: self._answer(tenant, lambda c: c.call(task, **kwargs)))
 
-    def _call(self, tenant: str, task: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+    async def as_host(self, work: Callable[[Client], dict[str, Any]]) -> dict[str, Any]:
+        """The answer of a host's request (a handle's or a server's credential, no tenant),
+        `work` making it with a Client; as `call`."""
+        return await self.run(lambda: self._answer("", work))
+
+    def _answer(self, tenant: str, work: Callable[[Client], dict[str, Any]]) -> dict[str, Any]:
         from celery.exceptions import TimeoutError as NoAnswer
 
         client = Client(self._app, tenant=tenant, timeout=self._timeout)
         try:
-            return client.call(task, **kwargs)
+            return work(client)
         except errors.Unavailable as exc:
             return {"ok": False, **exc.to_dict()}
         except errors.InvalidInput as exc:

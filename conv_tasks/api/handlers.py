@@ -16,6 +16,7 @@ from conv_tasks.api import heat_input, heat_views, listing
 from conv_tasks.api.faults import (
     ApiFault,
     FaultProblem,
+    bad_request,
     fault_of_answer,
     not_found,
     not_implemented,
@@ -37,6 +38,8 @@ class Call:
     query: Mapping[str, Sequence[str]]
     body: bytes = b""
     content_type: str | None = None
+    # X-Auth-Token, for the addresses servers call with their own credential (never logged).
+    auth_token: str | None = field(default=None, repr=False)
 
     @property
     def tenant(self) -> str:
@@ -391,6 +394,54 @@ async def resource_type_template(call: Call) -> Reply:
     return Reply(200, await call.gateway.run(lambda: type_template(call.param("type_name"))))
 
 
+def _host_credential(call: Call, whose: str) -> str:
+    token = (call.auth_token or "").strip()
+    if not token:
+        raise ApiFault(401, "HTTPUnauthorized", f"This address needs {whose} in X-Auth-Token.")
+    return token
+
+
+async def _as_host(call: Call, work: Callable[[Any], dict[str, Any]]) -> dict[str, Any]:
+    answer = await call.gateway.as_host(work)
+    if not answer.get("ok"):
+        raise AnswerFault(answer)
+    return answer
+
+
+async def handle_signal(call: Call) -> Reply:
+    """A host signals a wait condition handle with its token (Heat's curl_cli)."""
+    token = _host_credential(call, "the handle's token")
+    check_content_type(call.content_type, call.body)
+    details = parse_object(call.body, required=False)
+    handle = call.param("handle")
+    answer = await _as_host(call, lambda c: c.signal_wait_condition(handle, token, details))
+    return Reply(200, answer)
+
+
+async def agent_metadata(call: Call) -> Reply:
+    """The reference agent reads its server's deployments with the server's credential."""
+    credential = _host_credential(call, "the server's credential")
+    server = call.param("server")
+    return Reply(200, await _as_host(call, lambda c: c.deployment_metadata(server, credential)))
+
+
+async def agent_signal(call: Call) -> Reply:
+    """The reference agent reports on a deployment with the server's credential."""
+    credential = _host_credential(call, "the server's credential")
+    body = call.object_body()
+    unknown = sorted(set(body) - {"action", "details"})
+    if unknown:
+        raise bad_request(f"unknown fields: {', '.join(unknown)}", unknown[0])
+    action, details = body.get("action"), body.get("details", {})
+    if not isinstance(action, str) or not isinstance(details, dict):
+        raise bad_request("action must be a string and details an object", "action")
+    deployment = call.param("deployment")
+    answer = await _as_host(
+        call, lambda c: c.signal_deployment(deployment, credential, action, details)
+    )
+    return Reply(200, answer)
+
+
 HANDLERS: dict[str, Handler] = {
     "versions": versions,
     "health": health,
@@ -419,4 +470,7 @@ HANDLERS: dict[str, Handler] = {
     "resource_type_list": resource_type_list,
     "resource_type_show": resource_type_show,
     "resource_type_template": resource_type_template,
+    "handle_signal": handle_signal,
+    "agent_metadata": agent_metadata,
+    "agent_signal": agent_signal,
 }

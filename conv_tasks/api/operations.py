@@ -87,10 +87,31 @@ def route(method: str, path: str) -> Operation:
     if segments == ["healthcheck"]:
         _allow(method, ("GET", "HEAD"), "The health check")
         return Operation("health")
+    if segments[0] in HOST_PREFIXES and "" not in segments:
+        return _host_route(method, path, segments)
     if segments[0] != "v1" or len(segments) < 3 or "" in segments:
         raise ApiFault(404, "NotFound", f"There is nothing at {path}: Heat's API is under /v1/.")
     tenant, rest = segments[1], segments[2:]
     return _tenant_route(method, path, tenant, rest)
+
+
+# Addresses servers call with their own credential (a handle's token, a server's credential)
+# instead of a tenant's: conv_tasks' own, not Heat's; no tenant in them.
+HOST_PREFIXES = frozenset({"signal", "agent"})
+
+
+def _host_route(method: str, path: str, segments: list[str]) -> Operation:
+    match segments:
+        case ["signal", "v1", "wait_condition_handles", handle]:
+            _allow(method, ("POST",), "A wait condition handle's signal")
+            return Operation("handle_signal", params={"handle": handle})
+        case ["agent", "v1", "servers", server, "deployments"]:
+            _allow(method, ("GET",), "A server's deployments")
+            return Operation("agent_metadata", params={"server": server})
+        case ["agent", "v1", "deployments", deployment, "signal"]:
+            _allow(method, ("POST",), "A deployment's signal")
+            return Operation("agent_signal", params={"deployment": deployment})
+    raise ApiFault(404, "NotFound", f"There is nothing at {path[:300]}.")
 
 
 def _tenant_route(method: str, path: str, tenant: str, rest: list[str]) -> Operation:

@@ -108,7 +108,7 @@ def test_a_wrong_token_is_403_and_changes_nothing(cluster: EdgeCluster, tmp_path
     done = run_on_host(forged, tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0].split()[1] == "403", done.stdout
-    body = json.loads(done.stdout.split("\r\n\r\n", 1)[1])
+    body = json.loads(done.stdout.split("\n\n", 1)[1])  # after curl -i's headers
     assert body["code"] == 403 and body["error"]["message"]
     time.sleep(1.0)  # the wait polls: it must still be waiting for its one signal
     stack = client.get(stack_id)
