@@ -1,8 +1,9 @@
 """`make demo`: a stack through create, update, a failing update that rolls back, and delete;
-then a software deployment that the reference agent runs (seed 002).
+then a software deployment that the reference agent runs (seed 002), through the HTTP edge
+with nothing but its server's credential (no broker settings).
 
 Starts what it needs on this machine (database and migrations, two worker
-processes and beat, and an agent for the deployment's server), prints the
+processes and beat, the edge, and an agent for the deployment's server), prints the
 progress of every operation live, shows the resources after each step, and
 stops its processes at the end.
 """
@@ -12,9 +13,12 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -123,9 +127,53 @@ def deployment_template() -> dict[str, Any]:
     }
 
 
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 @contextlib.contextmanager
-def running_agent(server: str, credential: str, workdir: Path) -> Iterator[Path]:
-    """`conv-tasks agent` for `server`, as on a host; yields its log file."""
+def running_edge(env: dict[str, str], log_dir: Path) -> Iterator[str]:
+    """`conv-tasks api serve` on a free loopback port (noauth: the demo's only caller is this
+    machine); yields its URL once it answers."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    command = [
+        sys.executable, "-c", "from conv_tasks.cli.main import main; main()",
+        "api", "serve", "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+    with open(log_dir / "edge.log", "ab") as out:
+        proc = subprocess.Popen(
+            command,
+            env={**os.environ, **env, "CONV_TASKS_API_AUTH": "noauth"},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise click.ClickException(f"the edge exited; see {log_dir / 'edge.log'}")
+            try:
+                with urllib.request.urlopen(f"{url}/healthcheck", timeout=2) as answer:
+                    if answer.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise click.ClickException(f"the edge never answered; see {log_dir / 'edge.log'}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        _stop(proc)
+
+
+@contextlib.contextmanager
+def running_agent(server: str, credential: str, edge_url: str, workdir: Path) -> Iterator[Path]:
+    """`conv-tasks agent --url EDGE` for `server`, as on a host: its environment holds no
+    conv_tasks setting, no broker and no result backend; yields its log file."""
     workdir.mkdir(parents=True, exist_ok=True)
     credential_file = workdir / "credential"
     credential_file.touch(mode=0o600)
@@ -133,45 +181,59 @@ def running_agent(server: str, credential: str, workdir: Path) -> Iterator[Path]
     log = workdir / "agent.log"
     command = [
         sys.executable, "-c", "from conv_tasks.cli.main import main; main()",
-        "agent", "--broker", "--server", server, "--credential-file", str(credential_file),
+        "agent", "--url", edge_url, "--server", server,
+        "--credential-file", str(credential_file),
         "--state-dir", str(workdir / "state"), "--interval", "0.5",
     ]  # fmt: skip
+    host_env = {k: v for k, v in os.environ.items() if not k.startswith("CONV_TASKS_")}
     with open(log, "ab") as out:
-        proc = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(command, env=host_env, stdout=out, stderr=subprocess.STDOUT)
     try:
         yield log
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        _stop(proc)
 
 
-def _deployment(client: Client, run: str, log_dir: Path) -> None:
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _deployment(client: Client, run: str, log_dir: Path, keys: dict[str, str]) -> None:
     name, server = "demo-deploy", f"demo-server-{run}"
     click.secho(f"\n== software deployment: a script run on server {server}", bold=True)
     started = client.create(name, deployment_template(), {"server": server})
     # The stack's owner gets the server's credential and hands it to the agent on the server.
     credential = client.deployment_credential(name, server)["credential"]
-    click.echo(f"credential for {server} issued; starting its agent (`conv-tasks agent`)")
-    with running_agent(server, credential, log_dir / "agent") as agent_log:
-        _step(
-            client,
-            "the agent signals IN_PROGRESS, runs the script, signals COMPLETE",
-            name,
-            started,
+    with running_edge(keys, log_dir / "edge") as edge_url:
+        click.echo(
+            f"credential for {server} issued; starting its agent (`conv-tasks agent --url "
+            f"{edge_url}`: the HTTP edge, no broker settings)"
         )
-        shown = client.deployment(name, "deploy")
-        click.echo(f"deployment deploy: {shown.get('status')}, the script's stdout:")
-        for line in str(shown.get("deploy_stdout") or "").splitlines():
-            click.echo(f"  {line}")
-        click.echo("agent log:")
-        for line in agent_log.read_text().splitlines():
-            click.echo(f"  {line}")
+        with running_agent(server, credential, edge_url, log_dir / "agent") as agent_log:
+            _run_deployment(client, name, started, agent_log)
     _step(client, "delete the deployment's stack", name, client.delete(name))
+
+
+def _run_deployment(client: Client, name: str, started: dict[str, Any], agent_log: Path) -> None:
+    _step(
+        client,
+        "the agent signals IN_PROGRESS, runs the script, signals COMPLETE",
+        name,
+        started,
+    )
+    shown = client.deployment(name, "deploy")
+    click.echo(f"deployment deploy: {shown.get('status')}, the script's stdout:")
+    for line in str(shown.get("deploy_stdout") or "").splitlines():
+        click.echo(f"  {line}")
+    click.echo("agent log:")
+    for line in agent_log.read_text().splitlines():
+        click.echo(f"  {line}")
 
 
 def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> None:
@@ -222,7 +284,7 @@ def main() -> None:
         )
         _step(client, "update that fails (web) and rolls back", name, client.update(name, FAILING))
         _step(client, "delete", name, client.delete(name))
-        _deployment(client, run, procs.log_dir)
+        _deployment(client, run, procs.log_dir, keys)
         click.secho("\ndemo finished", bold=True)
     finally:
         procs.stop_all()
