@@ -43,10 +43,17 @@ docs: $(DOCS_VENV)/bin/mkdocs
 deploy-tools:
 	./scripts/ensure-docker-compose.sh
 
+# pytest-xdist workers for `make test` and `make test-rabbitmq`: each has its own Celery workers,
+# database, redis-server, key prefix and vhost (tests/parallel_services.py). A file's tests stay
+# on one worker (--dist loadfile), with the module fixtures they share. TEST_WORKERS=0 runs the
+# suite in one process, as before; docs/development/testing.md has the measurements.
+TEST_WORKERS ?= 2
+PARALLEL = -n $(TEST_WORKERS) --dist loadfile
+
 # The full default suite: unit tests, integration and chaos tests with real workers; then the
 # example type package's tests.
 test: setup services deploy-tools
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest $(PARALLEL) tests
 	$(run_examples)
 
 # The example type package (examples/conv_tasks_example), as an outsider's would be tested: it
@@ -68,7 +75,8 @@ test-examples: setup services
 # of something only a Redis broker has are skipped, with their reason.
 RABBITMQ_TEST_URL ?= amqp://guest:guest@127.0.0.1:5672/conv_tasks_test
 test-rabbitmq: setup services
-	CONV_TASKS_TEST_BROKER_URL=$(RABBITMQ_TEST_URL) $(BIN)/python -m pytest tests/integration tests/chaos
+	CONV_TASKS_TEST_BROKER_URL=$(RABBITMQ_TEST_URL) $(BIN)/python -m pytest $(PARALLEL) \
+		tests/integration tests/chaos
 
 test-fast: setup deploy-tools
 	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks \

@@ -12,6 +12,10 @@ before the workers start and deleted after they stop, so test runs side by
 side never share a queue. A test whose subject only one broker has says so
 with `@pytest.mark.broker("redis" | "rabbitmq", reason=...)` and is skipped
 on the other.
+
+Under pytest-xdist (`make test` runs `-n 2`) each worker process has its own session: its
+own Celery workers and beat, database (`<name>_gw0`), redis-server, key prefix and vhost
+(tests/parallel_services.py). Without xdist the configured URLs are used as they are.
 """
 
 from __future__ import annotations
@@ -31,7 +35,10 @@ from cryptography.fernet import Fernet
 if TYPE_CHECKING:
     from conv_tasks.celery_processes import CeleryProcesses
 
+from parallel_services import worker_services, xdist_worker
+
 ROOT = Path(__file__).resolve().parent.parent
+# Per process, so per pytest-xdist worker too: its Celery hostnames, key prefix and vhost.
 RUN_ID = uuid.uuid4().hex[:8]
 
 
@@ -49,6 +56,21 @@ def _run_vhost(url: str) -> tuple[str, str | None]:
     vhost = f"{given}.{RUN_ID}"
     return on_vhost(url, vhost), vhost
 
+
+# A pytest-xdist worker (make test runs several) replaces the configured Redis URLs with a
+# redis-server of its own, and the database with one named after it (tests/parallel_services.py).
+XDIST_WORKER = xdist_worker()
+WORKER_REDIS = None
+if XDIST_WORKER:
+    WORKER_REDIS, worker_urls = worker_services(
+        XDIST_WORKER,
+        database_url=os.environ.get(
+            "CONV_TASKS_TEST_DATABASE_URL",
+            "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks_test",
+        ),
+        broker_url=os.environ.get("CONV_TASKS_TEST_BROKER_URL", "redis://127.0.0.1:6379/13"),
+    )
+    os.environ.update(worker_urls)
 
 BROKER_URL, BROKER_VHOST = _run_vhost(
     os.environ.get("CONV_TASKS_TEST_BROKER_URL", "redis://127.0.0.1:6379/13")
@@ -98,6 +120,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "broker(kind, reason): the test measures something only a Redis or only a RabbitMQ "
         "broker has; it is skipped, with the reason, when the run's broker is the other",
     )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # After the session's fixtures are torn down: the Celery processes on it have stopped.
+    if WORKER_REDIS is not None:
+        WORKER_REDIS.stop()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -34,9 +34,13 @@ def idle(database_url: str, redis_client: object, tmp_path: Path) -> Iterator[di
     """A broker nobody consumes yet, its app, and processes ready to start workers on it."""
     broker = PrivateRedis()
     broker.start()
+    # Results and SyncPoints on the same private server: the client app (celery_app) reads only
+    # this env, the workers the run's too; on two servers a result would never reach the client.
     env = {
         "CONV_TASKS_DATABASE_URL": database_url,
-        "CONV_TASKS_BROKER_URL": broker.url(),
+        "CONV_TASKS_BROKER_URL": broker.url(0),
+        "CONV_TASKS_REDIS_URL": broker.url(1),
+        "CONV_TASKS_RESULT_BACKEND": broker.url(2),
         "CONV_TASKS_REDIS_PREFIX": f"late-{uuid.uuid4().hex[:6]}",
     }
     processes = CeleryProcesses(tmp_path / "logs", env=env, suffix=uuid.uuid4().hex[:6])

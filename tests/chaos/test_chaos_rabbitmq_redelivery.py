@@ -12,6 +12,7 @@ resource created exactly once.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -60,9 +61,13 @@ def cluster(
 ) -> Iterator[Cluster]:
     # A database of its own: the session's beat, whose watchdog resumes any stack in its
     # database that stalls for 8 s, must not help (new workers can take that long to start).
-    # The rest of the environment is the test run's (tests/conftest.py).
+    # The rest of the environment is the test run's (tests/conftest.py), its Redis and results
+    # named here too: the client app (celery_app) reads only this env, and a result the workers
+    # store elsewhere would never reach it.
     own_database = fresh_database(database_url, "amqp")
     env = {
+        "CONV_TASKS_REDIS_URL": os.environ["CONV_TASKS_REDIS_URL"],
+        "CONV_TASKS_RESULT_BACKEND": os.environ["CONV_TASKS_RESULT_BACKEND"],
         "CONV_TASKS_DATABASE_URL": own_database,
         "CONV_TASKS_BROKER_URL": private_rabbitmq_url,
         "CONV_TASKS_REDIS_PREFIX": f"chaos-amqp-{uuid.uuid4().hex[:6]}",
