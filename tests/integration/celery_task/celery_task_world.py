@@ -203,9 +203,13 @@ class Cluster:
         root = Path(tempfile.mkdtemp(prefix=f"conv-tasks-celery-task-{suffix}-"))
         private = PrivateRedis()
         private.start()
-        database = fresh_database(session_database_url, suffix)
-        if prepare_database is not None:
-            prepare_database(database)
+        try:
+            database = fresh_database(session_database_url, suffix)
+            if prepare_database is not None:
+                prepare_database(database)
+        except BaseException:
+            private.stop()  # a server nobody would stop again (a refused connection leaked one)
+            raise
         env = {
             "CONV_TASKS_DATABASE_URL": database,
             "CONV_TASKS_BROKER_URL": private.url(0),
