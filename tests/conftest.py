@@ -14,8 +14,9 @@ with `@pytest.mark.broker("redis" | "rabbitmq", reason=...)` and is skipped
 on the other.
 
 Under pytest-xdist (`make test` runs `-n 2`) each worker process has its own session: its
-own Celery workers and beat, database (`<name>_gw0`), redis-server, key prefix and vhost
-(tests/parallel_services.py). Without xdist the configured URLs are used as they are.
+own Celery workers and beat, PostgreSQL cluster (database `<name>_gw0`), redis-server, key
+prefix and vhost (tests/parallel_services.py). Without xdist the configured URLs are used as
+they are.
 """
 
 from __future__ import annotations
@@ -58,11 +59,12 @@ def _run_vhost(url: str) -> tuple[str, str | None]:
 
 
 # A pytest-xdist worker (make test runs several) replaces the configured Redis URLs with a
-# redis-server of its own, and the database with one named after it (tests/parallel_services.py).
+# redis-server of its own, and the database with one named after it on a PostgreSQL cluster
+# of its own (tests/parallel_services.py).
 XDIST_WORKER = xdist_worker()
-WORKER_REDIS = None
+WORKER_SERVICES = None
 if XDIST_WORKER:
-    WORKER_REDIS, worker_urls = worker_services(
+    WORKER_SERVICES, worker_urls = worker_services(
         XDIST_WORKER,
         database_url=os.environ.get(
             "CONV_TASKS_TEST_DATABASE_URL",
@@ -124,8 +126,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     # After the session's fixtures are torn down: the Celery processes on it have stopped.
-    if WORKER_REDIS is not None:
-        WORKER_REDIS.stop()
+    if WORKER_SERVICES is not None:
+        WORKER_SERVICES.stop()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
