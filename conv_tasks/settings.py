@@ -189,6 +189,11 @@ class Settings:
     api_keystone_config: str = ""
     api_threads: int = 16
     api_timeout: float = 30.0
+    # How long the edge keeps an idle keep-alive connection open. It must outlast the pauses of
+    # clients that poll: python-heatclient's `--wait` sleeps 5 s between event polls, and a
+    # server that closes at the same 5 s races the client's next request on that connection,
+    # which then fails with "connection reset by peer".
+    api_keep_alive: int = 75
     # The HTTP edge's base URL as servers reach it (`conv-tasks api serve` behind its proxy):
     # wait condition handles give Heat's curl command against it. Empty: they give the
     # `conv-tasks wait-condition signal` command, over the broker.
@@ -247,6 +252,9 @@ class Settings:
             api_keystone_config=(env.get("CONV_TASKS_API_KEYSTONE_CONFIG") or "").strip(),
             api_threads=_count(env, "CONV_TASKS_API_THREADS", cls.api_threads, problems, minimum=1),
             api_timeout=_float(env, "CONV_TASKS_API_TIMEOUT", cls.api_timeout, problems),
+            api_keep_alive=_count(
+                env, "CONV_TASKS_API_KEEP_ALIVE", cls.api_keep_alive, problems, minimum=1
+            ),
             api_public_url=_public_url(env, "CONV_TASKS_API_PUBLIC_URL", problems),
             environ=dict(env),
         )

@@ -25,7 +25,8 @@ def edge_app(host: str, settings: Settings | None = None) -> EdgeApp:
 def serve(host: str, port: int) -> None:
     import uvicorn
 
-    app = edge_app(host)
+    settings = get_settings()
+    app = edge_app(host, settings)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     uvicorn.run(
         app,
@@ -34,5 +35,6 @@ def serve(host: str, port: int) -> None:
         access_log=False,  # uvicorn's would print query strings; the edge logs its own
         proxy_headers=True,
         h11_max_incomplete_event_size=UVICORN_HEADER_BYTES,
+        timeout_keep_alive=settings.api_keep_alive,
         log_level="info",
     )
