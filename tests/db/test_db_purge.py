@@ -215,7 +215,7 @@ def test_the_beat_job_purges_with_the_settings(
     kept = made.stack("kept", created_days=60, deleted_days=INSIDE)
     settings = Settings.from_env({"CONV_TASKS_PURGE_DELETED_AFTER": "20d"})
     monkeypatch.setattr(beat, "get_settings", lambda: settings)
-    result = beat.purge.run()
+    result = beat.unfenced_purge()
     assert (result["stacks"], result["resources"], result["stack_events"]) == (1, 2, 3)
     assert result["finished"] is True
     assert not made.stack_exists(gone)

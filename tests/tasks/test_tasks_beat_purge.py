@@ -40,7 +40,7 @@ def test_the_job_purges_by_the_settings_within_its_budget(
     )
     monkeypatch.setattr(beat, "get_settings", lambda: settings)
     monkeypatch.setattr(beat, "purge_rows", fake_purge)
-    assert beat.purge.run()["stacks"] == 2
+    assert beat.unfenced_purge()["stacks"] == 2
     [(policy, budget)] = calls
     assert policy == RetentionPolicy.from_settings(settings)
     assert policy.deleted_after == 7 * 86400
@@ -55,7 +55,7 @@ def test_a_purge_during_an_outage_is_skipped_in_one_line(
 
     monkeypatch.setattr(beat, "purge_rows", database_down)
     with caplog.at_level(logging.WARNING, logger=beat.__name__):
-        result = beat.purge.run()
+        result = beat.unfenced_purge()
     assert set(result) == {"skipped"}
     [record] = caplog.records
     assert record.getMessage().startswith("purge skipped: OperationalError (")
