@@ -1,4 +1,4 @@
-"""Beat jobs that meet PostgreSQL or Redis down skip one run with one warning, no traceback."""
+"""Beat jobs: skipped in one line while PostgreSQL or Redis is down; run only as the lease lets."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 import redis.exceptions
 import sqlalchemy.exc
-from conftest import TEST_ENV
 
 from conv_tasks.beat import BeatLease
-from conv_tasks.settings import Settings
+from conv_tasks.settings import Settings, get_settings
 from conv_tasks.syncpoint.connection import get_redis
 from conv_tasks.tasks import beat
 
@@ -64,7 +63,7 @@ def gated(monkeypatch: pytest.MonkeyPatch, redis_client: Any) -> Iterator[list[s
     """The watchdog's body replaced by a recorder; settings with a key prefix of this test's."""
     settings = Settings.from_env(
         {
-            "CONV_TASKS_REDIS_URL": TEST_ENV["CONV_TASKS_REDIS_URL"],
+            "CONV_TASKS_REDIS_URL": get_settings().redis_url,
             "CONV_TASKS_REDIS_PREFIX": f"gate-{uuid.uuid4().hex[:8]}",
         }
     )
