@@ -82,6 +82,14 @@ def test_migrate_waits_for_postgres_and_the_rest_for_migrate(config: dict[str, A
     assert services["flower"]["depends_on"] == {"redis": {"condition": "service_healthy"}}
 
 
+def test_two_beats_run_side_by_side(config: dict[str, Any]) -> None:
+    # One lease in Redis picks the beat that sends; the other takes over if it dies.
+    beat = config["services"]["beat"]
+    assert beat["deploy"]["replicas"] == 2
+    assert beat["command"] == ["conv-tasks", "beat"]  # no schedule file: the state is in Redis
+    assert beat["restart"] == "unless-stopped"
+
+
 def _stand_ins(tmp_path: Path, **scripts: str) -> dict[str, str]:
     """An environment whose PATH finds these shell scripts before the real commands."""
     bin_dir = tmp_path / "bin"

@@ -13,7 +13,7 @@ UNITS = sorted(DEPLOY.glob("*.service"))
 # The engine's own units; the agent's runs on the servers, with its own environment file.
 ENGINE_UNITS = [
     DEPLOY / "conv-tasks-api.service",
-    DEPLOY / "conv-tasks-beat.service",
+    DEPLOY / "conv-tasks-beat@.service",
     DEPLOY / "conv-tasks-worker@.service",
 ]
 AGENT_UNIT = DEPLOY / "conv-tasks-agent.service"
@@ -78,14 +78,17 @@ def test_stopping_a_worker_lets_its_pool_finish() -> None:
     assert float(one(unit, "Service", "TimeoutStopSec")) >= 60
 
 
-def test_beat_keeps_its_schedule_in_its_state_directory() -> None:
-    unit = read_unit(DEPLOY / "conv-tasks-beat.service")
-    state = one(unit, "Service", "StateDirectory")
-    assert state and not state.startswith("/")
+def test_beats_are_a_template_to_run_several_with_no_schedule_file() -> None:
+    # Any number of beats run side by side (one lease in Redis picks who sends): one instance
+    # per host, `conv-tasks-beat@1`, `@2`; none keeps a schedule file, so none needs state.
+    path = DEPLOY / "conv-tasks-beat@.service"
+    unit = read_unit(path)
+    assert "%i" in one(unit, "Unit", "Description")
     command = shlex.split(one(unit, "Service", "ExecStart"))
-    assert command[1] == "beat"
-    schedule = command[command.index("--schedule") + 1]
-    assert schedule.startswith(f"/var/lib/{state}/")
+    assert command[1:] == ["beat"]
+    assert "StateDirectory" not in unit["Service"]
+    assert one(unit, "Service", "Restart") == "always"
+    assert "conv-tasks-beat@2" in path.read_text()
 
 
 def test_the_agent_finishes_its_script_and_keeps_its_state() -> None:
