@@ -98,7 +98,10 @@ class LeasedScheduler(Scheduler):
             self.update_from_dict({BACKEND_CLEANUP: entry})
 
     def setup_schedule(self) -> None:
-        super().setup_schedule()
+        # The schedule first, then Celery's defaults (as its PersistentScheduler does: the base
+        # Scheduler's order drops them again, since they are not in beat_schedule).
+        self.merge_inplace(self.app.conf.beat_schedule)
+        self.install_default_entries(self.schedule)
         self._jobs = [_job(name, entry) for name, entry in sorted(self.schedule.items())]
         self._terms = LeaseTerms.for_jobs(self._jobs)
         settings = get_settings()
