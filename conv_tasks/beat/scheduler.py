@@ -27,6 +27,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
+import redis
 from celery.beat import Scheduler
 from celery.schedules import schedule as interval_schedule
 
@@ -34,7 +35,7 @@ from conv_tasks.beat.fencing import Stamp
 from conv_tasks.beat.lease import BeatLease
 from conv_tasks.beat.slots import Job, LeaseTerms, due, until_next_slot
 from conv_tasks.errors import ConvTasksError
-from conv_tasks.faults import TRANSIENT_FAULTS, describe
+from conv_tasks.faults import describe
 from conv_tasks.settings import get_settings
 from conv_tasks.syncpoint.connection import get_redis
 
@@ -45,6 +46,9 @@ log = logging.getLogger(__name__)
 BACKEND_CLEANUP = "celery.backend_cleanup"
 # After a failed send, try again this soon rather than at the next slot.
 RETRY_SEND_S = 1.0
+# Any Redis error, not only a lost connection: a replica that answers READONLY while
+# Sentinel fails over must make the beat stand by, not stop it.
+LEASE_FAULTS = (redis.exceptions.RedisError,)
 
 
 class ScheduleNotSupported(ConvTasksError):
@@ -133,7 +137,7 @@ class LeasedScheduler(Scheduler):
         self._next_hold = started + self._terms.renew_ms / 1000
         try:
             epoch = self._lease.hold()
-        except TRANSIENT_FAULTS as exc:
+        except LEASE_FAULTS as exc:
             self._epoch = None
             self._say(
                 "unreachable",
@@ -200,7 +204,7 @@ class LeasedScheduler(Scheduler):
             try:
                 if self._lease.release():
                     log.info("beat: released the lease (epoch %d)", self._epoch)
-            except TRANSIENT_FAULTS as exc:
+            except LEASE_FAULTS as exc:
                 log.warning("beat: could not release the lease: %s", describe(exc))
         self._epoch = None
         super().close()

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+import redis.exceptions
+
 from conv_tasks.beat import JobGate, Verdict, keep_ms, read_stamp, refusal
 from conv_tasks.engine import RetentionPolicy, run_watchdog
 from conv_tasks.engine import collect_templates as collect
@@ -46,7 +48,13 @@ def _fenced(
         return {"refused": stamp}
     settings = get_settings()
     gate = JobGate(get_redis(settings.redis_url), prefix=settings.redis_prefix)
-    verdict, seen = gate.admit(task, stamp, keep_ms=keep_ms(round(every * 1000)))
+    try:
+        verdict, seen = gate.admit(task, stamp, keep_ms=keep_ms(round(every * 1000)))
+    except redis.exceptions.ResponseError as exc:
+        # A replica answering READONLY during a failover, say: no lost connection, but no
+        # answer either; the next slot is sent again.
+        log.warning("%s skipped: %s; it runs again at its next interval", task, describe(exc))
+        return {"skipped": describe(exc)}
     if verdict is not Verdict.RUN:
         why = refusal(stamp, verdict, seen)
         # A new leader sends the slot its predecessor may have run: expected, not a warning.

@@ -1,16 +1,22 @@
-"""LeasedScheduler's reading of the schedule: interval jobs only, each named in any refusal."""
+"""LeasedScheduler: interval jobs only (a refusal names the entry); no lease, no sends."""
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import redis
 from celery import Celery
 from celery.schedules import crontab
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
+from conv_tasks.beat import scheduler as scheduler_module
 from conv_tasks.beat.scheduler import BACKEND_CLEANUP, LeasedScheduler, ScheduleNotSupported
 from conv_tasks.beat.slots import Job
+from conv_tasks.testing import free_port
 
 
 def _app(schedule: dict[str, dict[str, object]], backend: str = "redis://127.0.0.1:1/0") -> Celery:
@@ -51,3 +57,25 @@ def test_celerys_result_cleanup_runs_daily_and_unstamped(tmp_path: Path) -> None
     scheduler = LeasedScheduler(app=app)
     [job] = scheduler._jobs
     assert job == Job(BACKEND_CLEANUP, BACKEND_CLEANUP, every_ms=86_400_000, fenced=False)
+
+
+def test_a_beat_that_cannot_reach_the_lease_sends_nothing_and_says_so_once(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    nowhere = redis.Redis(
+        host="127.0.0.1", port=free_port(), socket_connect_timeout=1, retry=Retry(NoBackoff(), 0)
+    )
+    monkeypatch.setattr(scheduler_module, "get_redis", lambda _url: nowhere)
+    app = _app({"w": {"task": "conv_tasks.beat.watchdog", "schedule": 0.2}})
+    scheduler = LeasedScheduler(app=app)
+    sent: list[str] = []
+    monkeypatch.setattr(scheduler, "send_task", lambda name, *a, **k: sent.append(name))
+    with caplog.at_level(logging.INFO, logger=scheduler_module.__name__):
+        for _ in range(3):
+            wait = scheduler.tick()
+            assert 0 < wait <= 0.2
+            scheduler._next_hold = 0.0  # try the lease again at once
+    assert sent == []
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("beat: the lease in Redis cannot be reached (ConnectionError")

@@ -121,3 +121,18 @@ def test_a_job_runs_once_per_slot_and_never_for_a_lost_lease(
         ("WARNING", "conv_tasks.beat.watchdog refused"),
         ("INFO", "conv_tasks.beat.watchdog runs slot 60000, due 1970-01-01T00"),
     ]
+
+
+def test_a_gate_that_cannot_write_skips_the_slot_in_one_line(
+    gated: list[str], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def read_only(*_args: Any, **_kwargs: Any) -> Any:
+        raise redis.exceptions.ReadOnlyError("You can't write against a read only replica.")
+
+    monkeypatch.setattr(beat.JobGate, "admit", read_only)
+    with caplog.at_level(logging.WARNING, logger=beat.__name__):
+        result = beat.watchdog.run(epoch=1, slot=0)
+    assert result == {"skipped": "ReadOnlyError (You can't write against a read only replica.)"}
+    [record] = caplog.records
+    assert record.getMessage().startswith("conv_tasks.beat.watchdog skipped: ReadOnlyError")
+    assert gated == []
