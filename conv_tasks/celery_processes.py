@@ -71,8 +71,8 @@ class CeleryProcesses:
         )  # fmt: skip
 
     def start_beat(self, name: str = "beat") -> subprocess.Popen[bytes]:
-        schedule = self.log_dir / f"{name}-schedule"
-        return self._spawn(name, ["beat", "--loglevel", "INFO", "--schedule", str(schedule)])
+        """A beat; any number may run (conv_tasks.beat): they keep no schedule file."""
+        return self._spawn(name, ["beat", "--loglevel", "INFO"])
 
     def kill(self, name: str) -> None:
         """SIGKILL a process and its pool children at once."""
