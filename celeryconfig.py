@@ -74,7 +74,7 @@ enable_utc = True
 # Any number of beats may run: they share one lease in the SyncPoint Redis, and only the beat
 # holding it sends these jobs, stamped with the lease's fencing epoch and the job's slot; a
 # worker runs each slot of each job once (conv_tasks/beat/, docs/operations/deploying.md).
-beat_scheduler = "conv_tasks.beat.scheduler:LeasedScheduler"
+beat_scheduler = "conv_tasks.beat:LeasedScheduler"
 beat_schedule = {
     "conv_tasks.beat.watchdog": {
         "task": "conv_tasks.beat.watchdog",

@@ -5,7 +5,8 @@ stamped with the lease's fencing epoch and the job's slot (slots.py: the interva
 clock-aligned windows). A worker lets a job run only if its epoch is the lease's and its slot
 has not run yet (lease.py's JobGate), so a beat that lost the lease, or two that both think
 they lead, never run a slot twice. LeasedScheduler (scheduler.py) is set as `beat_scheduler`
-in celeryconfig.py.
+in celeryconfig.py
+(`conv_tasks.beat:LeasedScheduler`).
 
 This folder decides when jobs are sent and whether one may run; it never runs one (the
 tasks in conv_tasks.tasks.beat do), and it never touches PostgreSQL.
@@ -13,6 +14,7 @@ tasks in conv_tasks.tasks.beat do), and it never touches PostgreSQL.
 
 from conv_tasks.beat.fencing import Stamp, Verdict, read_stamp, refusal
 from conv_tasks.beat.lease import BeatKeys, BeatLease, JobGate
+from conv_tasks.beat.scheduler import LeasedScheduler
 from conv_tasks.beat.slots import Job, LeaseTerms, due, keep_ms, slot_of
 
 __all__ = [
@@ -21,6 +23,7 @@ __all__ = [
     "Job",
     "JobGate",
     "LeaseTerms",
+    "LeasedScheduler",
     "Stamp",
     "Verdict",
     "due",
