@@ -85,7 +85,6 @@ class LeasedScheduler(Scheduler):
         self._epoch: int | None = None
         self._trusted_until = 0.0
         self._next_hold = 0.0
-        self._retry_at: float | None = None
         self._state = ""
         super().__init__(*args, **kwargs)
 
