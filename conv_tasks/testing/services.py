@@ -20,7 +20,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -206,7 +206,7 @@ class PrivateRedis:
     """A redis-server of our own, keeping nothing on disk, on a free port (asking for
     `password`, when one is given)."""
 
-    def __init__(self, password: str = "") -> None:
+    def __init__(self, password: str = "", *, args: Sequence[str] = ()) -> None:
         if shutil.which("redis-server") is None:
             raise RuntimeError(
                 "redis-server is not installed: install it (Debian: `apt-get install "
@@ -214,6 +214,8 @@ class PrivateRedis:
             )
         self.port = free_port()
         self.password = password
+        # More redis-server options (`--replicaof HOST PORT`).
+        self.args = tuple(args)
         self.root = Path(tempfile.mkdtemp(prefix="conv-tasks-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -228,6 +230,7 @@ class PrivateRedis:
                     "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--dir", str(self.root),
                     *(["--requirepass", self.password] if self.password else []),
+                    *self.args,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -252,6 +255,14 @@ class PrivateRedis:
         connections_file; `fields` adds others."""
         found = {"kind": "celery", "broker_url": self.url(db), "result_backend": self.url(db + 1)}
         return {**found, **fields}
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a host that dies: it writes nothing more, says goodbye to
+        no one. Its directory stays (stop removes it)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            self.proc = None
 
     def stop(self) -> None:
         if self.proc is not None:
