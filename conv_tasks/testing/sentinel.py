@@ -10,7 +10,9 @@ PrivateRedis of its own (nothing on disk, free ports, a temporary directory), th
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -151,6 +153,28 @@ class PrivateSentinelGroup:
                 raise RuntimeError("the private Sentinel group did not come up in time")
             time.sleep(0.1)
 
+    def freeze_replicas(self) -> int:
+        """Stop every replica (SIGSTOP) and close its link from the master's side: nothing the
+        master is written from now on reaches a replica, as when replication lags and the
+        master dies (a stopped replica could not reconnect and catch up; one that was merely
+        slow would still read what its kernel had received). The master's replication offset
+        at the cut."""
+        for replica in self.replicas:
+            assert replica.proc is not None
+            os.kill(replica.proc.pid, signal.SIGSTOP)
+        client = self.primary.client()
+        try:
+            client.client_kill_filter(_type="replica")
+            return replication_offset(self.primary)
+        finally:
+            client.close()
+
+    def thaw_replicas(self) -> None:
+        """Let the replicas frozen by `freeze_replicas` run again (SIGCONT)."""
+        for replica in self.replicas:
+            if replica.proc is not None:
+                os.kill(replica.proc.pid, signal.SIGCONT)
+
     def kill_master(self) -> PrivateRedis:
         """SIGKILL the current master; which server it was."""
         port = self.master_port()
@@ -180,6 +204,7 @@ class PrivateSentinelGroup:
         )
 
     def stop(self) -> None:
+        self.thaw_replicas()
         for proc in self.sentinel_procs:
             proc.kill()
             proc.wait(timeout=10)
@@ -196,3 +221,8 @@ def _replication(server: PrivateRedis) -> dict[str, Any]:
     finally:
         client.close()
     return info
+
+
+def replication_offset(server: PrivateRedis) -> int:
+    """How far `server`'s replication stream has got (`master_repl_offset`)."""
+    return int(_replication(server)["master_repl_offset"])
