@@ -26,6 +26,7 @@ from conv_tasks.sentinel_urls import (
     SENTINEL_SOCKET_TIMEOUT,
     SentinelUrl,
     is_sentinel,
+    master_socket_options,
     parse_sentinel_url,
     sentinel_kwargs,
 )
@@ -57,6 +58,7 @@ def redis_client(
         username=parsed.username or None,
         password=parsed.password or None,
         health_check_interval=HEALTH_CHECK_INTERVAL,
+        **master_socket_options(),
     )
 
 

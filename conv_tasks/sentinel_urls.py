@@ -22,6 +22,20 @@ PASSWORD_SETTING = "CONV_TASKS_SENTINEL_PASSWORD"
 # How long a worker waits on one sentinel before it asks the next (connecting and answering):
 # a host that is gone must not hold a node for the TCP timeout of minutes.
 SENTINEL_SOCKET_TIMEOUT = 2.0
+# How long a command waits for the master's answer before its connection counts as lost (and
+# the sentinels are asked again). A master whose host dies closes no connection: without this,
+# a worker would wait out TCP's retransmissions (a quarter of an hour) instead of following
+# the failover. Far above what any SyncPoint script or publish takes.
+MASTER_SOCKET_TIMEOUT = 10.0
+
+
+def master_socket_options() -> dict[str, Any]:
+    """Socket options of the connections to a master found through Sentinel."""
+    return {
+        "socket_timeout": MASTER_SOCKET_TIMEOUT,
+        "socket_connect_timeout": SENTINEL_SOCKET_TIMEOUT,
+        "socket_keepalive": True,
+    }
 
 
 @dataclass(frozen=True)

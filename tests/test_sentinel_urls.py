@@ -13,6 +13,7 @@ from conv_tasks.errors import InvalidInput
 from conv_tasks.masked_url import masked
 from conv_tasks.redis_client import redis_client
 from conv_tasks.sentinel_urls import (
+    MASTER_SOCKET_TIMEOUT,
     SENTINEL_SOCKET_TIMEOUT,
     SentinelUrl,
     is_sentinel,
@@ -142,6 +143,9 @@ def test_the_broker_and_the_results_get_the_master_and_the_sentinels_password() 
         "visibility_timeout": 42.0,
         "master_name": "m",
         "sentinel_kwargs": sentinels,
+        "socket_timeout": MASTER_SOCKET_TIMEOUT,
+        "socket_connect_timeout": SENTINEL_SOCKET_TIMEOUT,
+        "socket_keepalive": True,
     }
     assert conf["result_backend"] == "sentinel://a:1/2"
     assert conf["result_backend_transport_options"] == {
@@ -167,6 +171,9 @@ def test_the_factory_gives_a_sentinel_client_for_a_list_and_connects_to_nothing_
     client = redis_client("sentinel://127.0.0.1:1/3", sentinel_master="m")
     pool = client.connection_pool
     assert pool.service_name == "m" and pool.connection_kwargs["db"] == 3  # type: ignore[attr-defined]
+    # A master whose host died is given up on in seconds (then the sentinels are asked again).
+    assert pool.connection_kwargs["socket_timeout"] == MASTER_SOCKET_TIMEOUT
+    assert pool.connection_kwargs["socket_keepalive"] is True
     with pytest.raises(InvalidInput, match="CONV_TASKS_SENTINEL_MASTER"):
         redis_client("sentinel://127.0.0.1:1/3")
     plain = redis_client("redis://127.0.0.1:1/4")

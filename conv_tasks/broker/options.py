@@ -17,7 +17,11 @@ from urllib.parse import urlsplit
 
 from kombu import Exchange, Queue
 
-from conv_tasks.sentinel_urls import sentinel_transport_options
+from conv_tasks.sentinel_urls import (
+    is_sentinel,
+    master_socket_options,
+    sentinel_transport_options,
+)
 from conv_tasks.settings import Settings
 
 # Where public requests wait for a worker: the queue a foreign caller names in send_task.
@@ -74,6 +78,9 @@ def broker_options(
                 **sentinel_transport_options(
                     url, master=sentinel_master, password=sentinel_password
                 ),
+                # On Sentinel, a master whose host died is given up on in seconds, not after
+                # TCP's retransmissions: the failover is there to be followed.
+                **(master_socket_options() if is_sentinel(url) else {}),
             },
         )
     if kind is BrokerKind.RABBITMQ:

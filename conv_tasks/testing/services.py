@@ -309,10 +309,16 @@ def celery_app(env: Mapping[str, str], name: str = "conv_tasks_client") -> Celer
 
 
 def wait_for_workers(app: Celery, hostnames: set[str], timeout: float = 60.0) -> None:
-    """Wait until every named worker answers a ping on `app`'s broker."""
+    """Wait until every named worker answers a ping on `app`'s broker. Each ping goes on a
+    connection of its own: a pooled one may be one to a broker that restarted or failed over."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        replies: list[dict[str, Any]] = app.control.ping(timeout=1.0) or []
+        try:
+            with app.connection_for_write() as conn:
+                replies: list[dict[str, Any]] = app.control.ping(timeout=1.0, connection=conn) or []
+        except (redis.exceptions.ConnectionError, OSError):
+            time.sleep(0.3)
+            continue
         up = {next(iter(reply)).split("@")[0] for reply in replies}
         if hostnames <= up:
             return
