@@ -83,7 +83,7 @@ class PrivateSentinelGroup:
                 continue
             finally:
                 client.close()
-            if found:
+            if isinstance(found, tuple | list):
                 return int(found[1])
         return None
 
@@ -136,11 +136,13 @@ class PrivateSentinelGroup:
     def _sentinel_ready(self, index: int) -> bool:
         client = self.sentinel_client(index)
         try:
-            state: dict[str, Any] = client.sentinel_master(self.master)
+            state = client.sentinel_master(self.master)
         except redis.exceptions.RedisError:
             return False
         finally:
             client.close()
+        if not isinstance(state, dict):
+            return False
         return bool(
             int(state.get("num-other-sentinels", 0)) >= len(self.sentinel_ports) - 1
             and int(state.get("num-slaves", 0)) >= len(self.replicas)
