@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import kombu.transport
 import pytest
+import redis
 from kombu import Connection
 from kombu.transport import TRANSPORT_ALIASES
 
@@ -191,3 +194,12 @@ def test_sentinel_lists_mean_our_sentinel_transport(monkeypatch: pytest.MonkeyPa
     assert conn.get_transport_cls() is redis_transport.SentinelTransport
     assert conn.transport.driver_type == "redis"
     assert conn.as_uri().startswith("sentinel://") and "hush" not in conn.as_uri()
+
+
+def test_a_sentinel_channel_of_a_closed_connection_says_it_lost_the_connection() -> None:
+    # As tests/broker's test of the Redis channel; the real sequence, against a failing-over
+    # Sentinel group, is in tests/chaos/test_chaos_sentinel_failover.py.
+    channel = redis_transport.SentinelChannel.__new__(redis_transport.SentinelChannel)
+    channel.connection = SimpleNamespace(client=None)
+    with pytest.raises(redis.exceptions.ConnectionError, match="closed"):
+        channel._get_pool()

@@ -63,14 +63,10 @@ class Transport(kombu_redis.Transport):
     Channel = Channel
 
 
-class SentinelChannel(kombu_redis.SentinelChannel):
-    # kombu's SentinelChannel builds its pool through the same _connparams (and then reads
-    # `connection.client.alt`, the sentinels): the same check comes first.
-    def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
-        if self.connection is None or self.connection.client is None:
-            raise RedisConnectionError(DETACHED)
-        params: dict[str, Any] = super()._connparams(asynchronous=asynchronous)
-        return params
+class SentinelChannel(Channel, kombu_redis.SentinelChannel):
+    """kombu's Sentinel channel, which builds its pool through the same `_connparams` (then
+    reads `connection.client.alt`, the sentinels), with our check first: everything but
+    `_connparams` is kombu's SentinelChannel's."""
 
 
 class SentinelTransport(kombu_redis.SentinelTransport):

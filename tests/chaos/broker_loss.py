@@ -17,7 +17,7 @@ from kombu import Connection, Consumer, Exchange, Queue
 
 def replay_connection_loss(
     url: str,
-    halt: Callable[[], None],
+    halt: Callable[[], object],
     transport: str,
     transport_options: Mapping[str, Any] | None = None,
 ) -> None:

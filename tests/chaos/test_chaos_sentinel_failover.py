@@ -76,34 +76,30 @@ def _env(group: PrivateSentinelGroup, database_url: str, **more: str) -> dict[st
 # ------------------------------------------------------------ the transport
 
 
-def _halt_master(group: PrivateSentinelGroup) -> None:
-    group.kill_master()
-
-
-def test_our_sentinel_transport_closes_a_collected_connection_holding_messages(
-    group: PrivateSentinelGroup,
+@pytest.mark.parametrize(
+    "transport",
+    [
+        SENTINEL_TRANSPORT_PATH,
+        pytest.param(
+            KOMBU_SENTINEL_TRANSPORT,
+            marks=pytest.mark.xfail(
+                strict=True,
+                raises=AttributeError,
+                reason="kombu 5.7.0's Sentinel channel builds its pool from a detached "
+                "transport; when this passes, conv_tasks/broker/redis_transport.py's "
+                "SentinelChannel can go",
+            ),
+        ),
+    ],
+    ids=["ours", "kombu's"],
+)
+def test_a_sentinel_transport_closes_a_collected_connection_holding_messages(
+    group: PrivateSentinelGroup, transport: str
 ) -> None:
     options = sentinel_transport_options(
         group.url(0), master=group.master, password=SENTINEL_PASSWORD
     )
-    replay_connection_loss(
-        group.url(0), lambda: _halt_master(group), SENTINEL_TRANSPORT_PATH, options
-    )
-
-
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="kombu 5.7.0's Sentinel channel builds its pool from a detached transport; when this "
-    "passes, conv_tasks/broker/redis_transport.py's SentinelChannel can go",
-)
-def test_kombu_sentinel_transport_still_needs_our_fix(group: PrivateSentinelGroup) -> None:
-    options = sentinel_transport_options(
-        group.url(0), master=group.master, password=SENTINEL_PASSWORD
-    )
-    replay_connection_loss(
-        group.url(0), lambda: _halt_master(group), KOMBU_SENTINEL_TRANSPORT, options
-    )
+    replay_connection_loss(group.url(0), group.kill_master, transport, options)
 
 
 # ------------------------------------------------------------ start-up
