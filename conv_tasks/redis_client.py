@@ -27,6 +27,7 @@ from conv_tasks.sentinel_urls import (
     SentinelUrl,
     is_sentinel,
     master_socket_options,
+    no_retry,
     parse_sentinel_url,
     sentinel_kwargs,
 )
@@ -120,6 +121,7 @@ def _sentinel_problem(name: str, parsed: SentinelUrl, master: str, password: str
             password=password or None,
             socket_timeout=SENTINEL_SOCKET_TIMEOUT,
             socket_connect_timeout=SENTINEL_SOCKET_TIMEOUT,
+            retry=no_retry(),
         )
         try:
             masters = client.sentinel_masters()

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
 SENTINEL_SCHEME = "sentinel"
 DEFAULT_SENTINEL_PORT = 26379
 MASTER_SETTING = "CONV_TASKS_SENTINEL_MASTER"
@@ -122,14 +125,21 @@ def parse_sentinel_url(url: str) -> SentinelUrl:
 
 
 def sentinel_kwargs(password: str) -> dict[str, Any]:
-    """How redis-py talks to the sentinels themselves (not to the master)."""
+    """How redis-py talks to the sentinels themselves (not to the master). No retries: a
+    sentinel that does not answer is passed over for the next one of the list at once, not
+    asked three more times with backoff (seconds, while the master is being looked for)."""
     found: dict[str, Any] = {
         "socket_timeout": SENTINEL_SOCKET_TIMEOUT,
         "socket_connect_timeout": SENTINEL_SOCKET_TIMEOUT,
+        "retry": no_retry(),
     }
     if password:
         found["password"] = password
     return found
+
+
+def no_retry() -> Retry:
+    return Retry(NoBackoff(), 0)
 
 
 def sentinel_transport_options(url: str, *, master: str, password: str) -> dict[str, Any]:

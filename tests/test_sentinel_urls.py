@@ -20,6 +20,7 @@ from conv_tasks.sentinel_urls import (
     SENTINEL_SOCKET_TIMEOUT,
     SentinelUrl,
     is_sentinel,
+    no_retry,
     parse_sentinel_url,
     sentinel_transport_options,
 )
@@ -140,6 +141,7 @@ def test_the_broker_and_the_results_get_the_master_and_the_sentinels_password() 
         "password": "s3cret",
         "socket_timeout": SENTINEL_SOCKET_TIMEOUT,
         "socket_connect_timeout": SENTINEL_SOCKET_TIMEOUT,
+        "retry": no_retry(),
     }
     assert conf["broker_url"] == "sentinel://a:1/0"
     assert conf["broker_transport_options"] == {

@@ -35,8 +35,11 @@ from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
 from conv_tasks.db.models import Event, SandboxObject
 from conv_tasks.db.session import session_scope
+from conv_tasks.errors import InvalidInput
+from conv_tasks.redis_client import check_sentinels
 from conv_tasks.sentinel_urls import sentinel_transport_options
-from conv_tasks.testing import PrivateSentinelGroup, wait_for_workers
+from conv_tasks.settings import Settings
+from conv_tasks.testing import PrivateSentinelGroup, free_port, wait_for_workers
 from conv_tasks.testing.sentinel import replication_offset
 from conv_tasks.testing.services import drop_database
 
@@ -103,6 +106,49 @@ def test_a_sentinel_transport_closes_a_collected_connection_holding_messages(
 
 
 # ------------------------------------------------------------ start-up
+
+
+def _refusal(**env: str) -> str | None:
+    """The one line check_sentinels refuses `env` (CONV_TASKS_* settings) with; None: accepted."""
+    try:
+        check_sentinels(Settings.from_env(env))
+    except InvalidInput as exc:
+        assert len(exc.problems) == 1 and "\n" not in str(exc)
+        return str(exc)
+    return None
+
+
+def test_the_start_up_check_names_the_setting_to_fix(group: PrivateSentinelGroup) -> None:
+    url = group.url(1)
+    right = {
+        "CONV_TASKS_REDIS_URL": url,
+        "CONV_TASKS_SENTINEL_MASTER": group.master,
+        "CONV_TASKS_SENTINEL_PASSWORD": SENTINEL_PASSWORD,
+    }
+    assert _refusal(**right) is None
+    # One sentinel down of three is what the others are for.
+    down = f"sentinel://127.0.0.1:{free_port()};{url}"
+    assert _refusal(**{**right, "CONV_TASKS_REDIS_URL": down}) is None
+
+    unknown = _refusal(**{**right, "CONV_TASKS_SENTINEL_MASTER": "mymastr"})
+    assert unknown is not None and unknown.startswith(
+        "Invalid configuration: CONV_TASKS_SENTINEL_MASTER: no sentinel of CONV_TASKS_REDIS_URL"
+    )
+    assert "'mymastr'; they watch: 'conv-tasks-test'" in unknown
+    nobody = f"sentinel://127.0.0.1:{free_port()};sentinel://127.0.0.1:{free_port()}/1"
+    unreachable = _refusal(**{**right, "CONV_TASKS_BROKER_URL": nobody})
+    assert unreachable is not None and unreachable.startswith(
+        "Invalid configuration: CONV_TASKS_BROKER_URL: none of its sentinels answers"
+    )
+    missing = _refusal(**{**right, "CONV_TASKS_SENTINEL_PASSWORD": ""})
+    assert missing is not None and "CONV_TASKS_SENTINEL_PASSWORD: is not set" in missing
+    wrong = _refusal(**{**right, "CONV_TASKS_SENTINEL_PASSWORD": "not-it"})
+    assert wrong is not None and "CONV_TASKS_SENTINEL_PASSWORD: the sentinel at" in wrong
+    assert "not-it" not in wrong and SENTINEL_PASSWORD not in (unknown + missing + wrong)
+    redis_itself = f"sentinel://127.0.0.1:{group.primary.port}/2"
+    not_sentinel = _refusal(**{**right, "CONV_TASKS_RESULT_BACKEND": redis_itself})
+    assert not_sentinel is not None and "CONV_TASKS_RESULT_BACKEND: 127.0.0.1:" in not_sentinel
+    assert "does not answer as a sentinel" in not_sentinel
 
 
 def test_a_worker_and_beat_stop_at_start_naming_an_unknown_master(
