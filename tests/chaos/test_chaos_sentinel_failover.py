@@ -53,14 +53,25 @@ KOMBU_SENTINEL_TRANSPORT = "kombu.transport.redis:SentinelTransport"
 WIDTH, DEPTH, WAIT = 3, 4, 1.0  # 12 resources, four layers of a second each
 
 
-@pytest.fixture
-def group() -> Iterator[PrivateSentinelGroup]:
+def _group() -> Iterator[PrivateSentinelGroup]:
     sentinels = PrivateSentinelGroup(sentinel_password=SENTINEL_PASSWORD)
     try:
         sentinels.start()
         yield sentinels
     finally:
         sentinels.stop()
+
+
+@pytest.fixture
+def group() -> Iterator[PrivateSentinelGroup]:
+    """A group of the test's own: it fails over."""
+    yield from _group()
+
+
+@pytest.fixture(scope="module")
+def steady_group() -> Iterator[PrivateSentinelGroup]:
+    """A group the module's tests that never fail it over share."""
+    yield from _group()
 
 
 def _env(group: PrivateSentinelGroup, database_url: str, **more: str) -> dict[str, str]:
@@ -118,7 +129,10 @@ def _refusal(**env: str) -> str | None:
     return None
 
 
-def test_the_start_up_check_names_the_setting_to_fix(group: PrivateSentinelGroup) -> None:
+def test_the_start_up_check_names_the_setting_to_fix(
+    steady_group: PrivateSentinelGroup,
+) -> None:
+    group = steady_group
     url = group.url(1)
     right = {
         "CONV_TASKS_REDIS_URL": url,
@@ -152,8 +166,9 @@ def test_the_start_up_check_names_the_setting_to_fix(group: PrivateSentinelGroup
 
 
 def test_a_worker_and_beat_stop_at_start_naming_an_unknown_master(
-    group: PrivateSentinelGroup, database_url: str, tmp_path: Path
+    steady_group: PrivateSentinelGroup, database_url: str, tmp_path: Path
 ) -> None:
+    group = steady_group
     env = _env(group, database_url, CONV_TASKS_SENTINEL_MASTER="no-such-master")
     processes = CeleryProcesses(tmp_path / "logs", env=env, suffix=uuid.uuid4().hex[:6])
     try:
