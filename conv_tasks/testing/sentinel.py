@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
+from redis.sentinel import Sentinel
 
 from conv_tasks.testing.services import PrivateRedis, free_port
 
@@ -186,17 +187,47 @@ class PrivateSentinelGroup:
         return server
 
     def wait_for_failover(self, old_port: int, timeout: float = 60.0) -> PrivateRedis:
-        """Wait until the sentinels name another master than `old_port` and it acts as one."""
+        """Wait until the failover away from `old_port` is over: every sentinel names the same
+        new master, redis-py's Sentinel finds it (it passes over a master a sentinel still
+        sees down), and it acts as a master."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            port = self.master_port()
+            port = self._agreed_master_port()
             if port is not None and port != old_port:
                 server = self.server_on(port)
                 with contextlib.suppress(redis.exceptions.RedisError):
-                    if _replication(server)["role"] == "master":
+                    if _replication(server)["role"] == "master" and self._discovered() == port:
                         return server
             time.sleep(0.1)
         raise RuntimeError(f"no failover away from port {old_port} within {timeout:.0f}s")
+
+    def _agreed_master_port(self) -> int | None:
+        ports = set()
+        for index in range(len(self.sentinel_ports)):
+            client = self.sentinel_client(index)
+            try:
+                found = client.sentinel_get_master_addr_by_name(self.master)
+            except redis.exceptions.RedisError:
+                return None
+            finally:
+                client.close()
+            if not isinstance(found, tuple | list):
+                return None
+            ports.add(int(found[1]))
+        return ports.pop() if len(ports) == 1 else None
+
+    def _discovered(self) -> int | None:
+        sentinel = Sentinel(
+            [("127.0.0.1", port) for port in self.sentinel_ports],
+            sentinel_kwargs={"password": self.sentinel_password or None, "socket_timeout": 2.0},
+        )
+        try:
+            return int(sentinel.discover_master(self.master)[1])
+        except redis.exceptions.RedisError:
+            return None
+        finally:
+            for client in sentinel.sentinels:
+                client.close()
 
     def logs(self) -> str:
         """What the sentinels logged (their view of the failover)."""
