@@ -11,25 +11,27 @@ from datetime import timedelta
 from conv_tasks.broker import redis_transport
 from conv_tasks.broker.options import (
     TASK_QUEUE,
-    broker_options,
+    connection_conf,
     conv_tasks_queues,
     conv_tasks_routes,
 )
 from conv_tasks.settings import get_settings
 
 _settings = get_settings()
-_broker = broker_options(_settings.broker_url, visibility_timeout=_settings.visibility_timeout)
+_connection = connection_conf(_settings)
 
-broker_url = _settings.broker_url
+broker_url = _connection["broker_url"]
 # Redis or RabbitMQ, by the URL's scheme (conv_tasks/broker/options.py says what each needs).
 # On Redis: our transport, with which a worker survives a broker restart (see
 # conv_tasks/broker/redis_transport.py), registered under kombu's own `redis`/`rediss` names
 # rather than set as `broker_transport`, so the URL stays redis:// and Flower's Broker page
 # knows it; and the visibility timeout after which unacknowledged messages go back to the
-# queue. On RabbitMQ: publisher confirms.
+# queue. On RabbitMQ: publisher confirms. A sentinel:// list (Redis Sentinel) gets the master's
+# name (CONV_TASKS_SENTINEL_MASTER) for the broker and for the results.
 redis_transport.register()
-broker_transport_options = _broker.transport_options
-result_backend = _settings.result_backend
+broker_transport_options = _connection["broker_transport_options"]
+result_backend = _connection["result_backend"]
+result_backend_transport_options = _connection["result_backend_transport_options"]
 
 # JSON only: services that do not import conv_tasks call our tasks with send_task, and a
 # broker message must never be able to make a worker unpickle (and so run) arbitrary code.

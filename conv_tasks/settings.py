@@ -14,7 +14,14 @@ from urllib.parse import urlsplit
 
 from conv_tasks.durations import parse_duration
 from conv_tasks.errors import ENCRYPTION_KEYS_SETTING, InvalidInput, Problem
+from conv_tasks.masked_url import masked
 from conv_tasks.secrets_at_rest import parse_keys
+from conv_tasks.sentinel_urls import (
+    MASTER_SETTING,
+    PASSWORD_SETTING,
+    is_sentinel,
+    parse_sentinel_url,
+)
 
 DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks"
 DEFAULT_BROKER_URL = "redis://127.0.0.1:6379/0"
@@ -134,6 +141,30 @@ def _public_url(env: Mapping[str, str], name: str, problems: list[Problem]) -> s
     return raw.rstrip("/")
 
 
+def _redis_url(
+    env: Mapping[str, str], name: str, default: str, master: str, problems: list[Problem]
+) -> str:
+    """The URL setting `name`; a sentinel:// list checked and written with its database and
+    credentials in each of its URLs (conv_tasks.sentinel_urls), which needs a master name."""
+    raw = (env.get(name) or "").strip() or default
+    if not is_sentinel(raw):
+        return raw
+    try:
+        parsed = parse_sentinel_url(raw)
+    except ValueError as exc:
+        problems.append(Problem(name, f"is not a sentinel URL list ({masked(raw)}): {exc}"))
+        return raw
+    if not master and all(problem.path != MASTER_SETTING for problem in problems):
+        problems.append(
+            Problem(
+                MASTER_SETTING,
+                f"must name the Redis master the sentinels of {name} watch "
+                "(their `sentinel monitor NAME ...`)",
+            )
+        )
+    return parsed.url()
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob of conv_tasks. Durations are in seconds."""
@@ -142,6 +173,11 @@ class Settings:
     broker_url: str = DEFAULT_BROKER_URL
     redis_url: str = DEFAULT_REDIS_URL
     result_backend: str = ""
+    # The name of the Redis master the sentinels of a sentinel:// URL watch (their `sentinel
+    # monitor NAME ...`), and the password the sentinels themselves ask for, if any (the URL's
+    # own password is the master's). Never printed.
+    sentinel_master: str = ""
+    sentinel_password: str = field(default="", repr=False)
     # Prefix of every Redis key conv_tasks writes (SyncPoints, heartbeats, waiters).
     redis_prefix: str = "conv"
     # How long a SyncPoint lives in Redis without being touched.
@@ -206,12 +242,21 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         env = os.environ if env is None else env
         problems: list[Problem] = []
-        redis_url = env.get("CONV_TASKS_REDIS_URL") or DEFAULT_REDIS_URL
+        master = (env.get(MASTER_SETTING) or "").strip()
+        redis_url = _redis_url(env, "CONV_TASKS_REDIS_URL", DEFAULT_REDIS_URL, master, problems)
         settings = cls(
             database_url=env.get("CONV_TASKS_DATABASE_URL") or DEFAULT_DATABASE_URL,
-            broker_url=env.get("CONV_TASKS_BROKER_URL") or DEFAULT_BROKER_URL,
+            broker_url=_redis_url(
+                env, "CONV_TASKS_BROKER_URL", DEFAULT_BROKER_URL, master, problems
+            ),
             redis_url=redis_url,
-            result_backend=env.get("CONV_TASKS_RESULT_BACKEND") or redis_url,
+            result_backend=(
+                _redis_url(env, "CONV_TASKS_RESULT_BACKEND", redis_url, master, problems)
+                if (env.get("CONV_TASKS_RESULT_BACKEND") or "").strip()
+                else redis_url
+            ),
+            sentinel_master=master,
+            sentinel_password=env.get(PASSWORD_SETTING) or "",
             redis_prefix=env.get("CONV_TASKS_REDIS_PREFIX") or "conv",
             syncpoint_ttl=_float(env, "CONV_TASKS_SYNCPOINT_TTL", cls.syncpoint_ttl, problems),
             lock_ttl=_float(env, "CONV_TASKS_LOCK_TTL", cls.lock_ttl, problems),

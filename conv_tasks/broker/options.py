@@ -4,7 +4,8 @@ Redis (redis://, rediss://) emulates acknowledgements: a message a worker took
 goes back to the queue when its visibility timeout passes. RabbitMQ (amqp://,
 amqps://) acknowledges for real: a message goes back the moment the worker
 that held it disconnects, and a durable queue of persistent messages outlives
-a broker restart. See docs/operations/configuration.md, "Choosing a broker".
+a broker restart. A sentinel:// list is a Redis broker found through Redis Sentinel. See
+docs/operations/configuration.md, "Choosing a broker".
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from kombu import Exchange, Queue
+
+from conv_tasks.sentinel_urls import (
+    is_sentinel,
+    master_socket_options,
+    sentinel_transport_options,
+)
+from conv_tasks.settings import Settings
 
 # Where public requests wait for a worker: the queue a foreign caller names in send_task.
 TASK_QUEUE = "conv_tasks"
@@ -53,16 +61,27 @@ class BrokerOptions:
     transport_options: dict[str, Any] = field(default_factory=dict)
 
 
-def broker_options(url: str, *, visibility_timeout: float) -> BrokerOptions:
-    """Which broker `url` names, and the transport options it needs."""
+def broker_options(
+    url: str, *, visibility_timeout: float, sentinel_master: str = "", sentinel_password: str = ""
+) -> BrokerOptions:
+    """Which broker `url` names, and the transport options it needs (for a sentinel:// list,
+    the master's name and how to talk to the sentinels)."""
     kind = broker_kind(url)
     if kind is BrokerKind.REDIS:
         return BrokerOptions(
             kind,
-            # A message a worker took and never acknowledged goes back to the queue after
-            # this long. Longer than any countdown we use, so a delayed poll is not delivered
-            # twice.
-            transport_options={"visibility_timeout": visibility_timeout},
+            transport_options={
+                # A message a worker took and never acknowledged goes back to the queue after
+                # this long. Longer than any countdown we use, so a delayed poll is not
+                # delivered twice.
+                "visibility_timeout": visibility_timeout,
+                **sentinel_transport_options(
+                    url, master=sentinel_master, password=sentinel_password
+                ),
+                # On Sentinel, a master whose host died is given up on in seconds, not after
+                # TCP's retransmissions: the failover is there to be followed.
+                **(master_socket_options() if is_sentinel(url) else {}),
+            },
         )
     if kind is BrokerKind.RABBITMQ:
         return BrokerOptions(
@@ -73,6 +92,27 @@ def broker_options(url: str, *, visibility_timeout: float) -> BrokerOptions:
             transport_options={"confirm_publish": True},
         )
     return BrokerOptions(kind)
+
+
+def connection_conf(settings: Settings) -> dict[str, Any]:
+    """Celery's settings for the broker and the result backend `settings` name: their URLs
+    and transport options (on Sentinel, the master's name for both)."""
+    broker = broker_options(
+        settings.broker_url,
+        visibility_timeout=settings.visibility_timeout,
+        sentinel_master=settings.sentinel_master,
+        sentinel_password=settings.sentinel_password,
+    )
+    return {
+        "broker_url": settings.broker_url,
+        "broker_transport_options": broker.transport_options,
+        "result_backend": settings.result_backend,
+        "result_backend_transport_options": sentinel_transport_options(
+            settings.result_backend,
+            master=settings.sentinel_master,
+            password=settings.sentinel_password,
+        ),
+    }
 
 
 def conv_tasks_queues() -> list[Queue]:

@@ -23,7 +23,11 @@ kept them) and come back after the visibility timeout, as for a killed
 worker. Remove it once a kombu release no longer builds a pool from a
 detached transport.
 
-`register()` makes it what kombu's own scheme names `redis` and `rediss` mean,
+kombu's Sentinel transport (`sentinel://`) has the same channel underneath, and a worker on
+it loses its broker just the same when the master is killed (replayed in
+tests/chaos/test_chaos_sentinel_failover.py): its channel gets the same fix.
+
+`register()` makes them what kombu's own scheme names `redis`, `rediss` and `sentinel` mean,
 so the broker URL stays `redis://…` wherever it is shown or parsed again:
 Flower chooses its broker client by that URL's scheme (a `broker_transport`
 import path became the scheme, and Flower's Broker page said "'redis' broker
@@ -39,9 +43,11 @@ from kombu.transport import redis as kombu_redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 TRANSPORT_PATH = "conv_tasks.broker.redis_transport:Transport"
+SENTINEL_TRANSPORT_PATH = "conv_tasks.broker.redis_transport:SentinelTransport"
 # The names kombu gives its plain Redis transport: redis://, rediss:// and redis+socket:// URLs.
-# Sentinel (`sentinel://`) has a transport of its own and keeps it.
 REDIS_SCHEMES = ("redis", "rediss")
+# ...and its Sentinel transport: sentinel:// URL lists.
+SENTINEL_SCHEMES = ("sentinel",)
 DETACHED = "this broker channel belongs to a connection that was closed; reconnect and retry"
 
 
@@ -57,12 +63,26 @@ class Transport(kombu_redis.Transport):
     Channel = Channel
 
 
+class SentinelChannel(Channel, kombu_redis.SentinelChannel):
+    """kombu's Sentinel channel, which builds its pool through the same `_connparams` (then
+    reads `connection.client.alt`, the sentinels), with our check first: everything but
+    `_connparams` is kombu's SentinelChannel's."""
+
+
+class SentinelTransport(kombu_redis.SentinelTransport):
+    Channel = SentinelChannel
+
+
 def register() -> None:
-    """Make redis:// and rediss:// URLs mean our transport, in this process, for every kombu
-    connection (Celery's and any other). It only adds to kombu's: a connection that never
-    meets a detached channel behaves exactly as with kombu's own. Idempotent."""
-    for scheme in REDIS_SCHEMES:
-        kombu.transport.TRANSPORT_ALIASES[scheme] = TRANSPORT_PATH
-        # kombu remembers the class a name resolved to: a connection made before this call
-        # (another app in the process) would otherwise keep kombu's for every later one.
-        getattr(kombu.transport, "_transport_cache", {}).pop(scheme, None)
+    """Make redis://, rediss:// and sentinel:// URLs mean our transports, in this process, for
+    every kombu connection (Celery's and any other). It only adds to kombu's: a connection that
+    never meets a detached channel behaves exactly as with kombu's own. Idempotent."""
+    for schemes, path in (
+        (REDIS_SCHEMES, TRANSPORT_PATH),
+        (SENTINEL_SCHEMES, SENTINEL_TRANSPORT_PATH),
+    ):
+        for scheme in schemes:
+            kombu.transport.TRANSPORT_ALIASES[scheme] = path
+            # kombu remembers the class a name resolved to: a connection made before this call
+            # (another app in the process) would otherwise keep kombu's for every later one.
+            getattr(kombu.transport, "_transport_cache", {}).pop(scheme, None)

@@ -11,7 +11,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from conv_tasks.connections.specs import CELERY, HTTP, POSTGRESQL, ConnectionSpec
+from conv_tasks.connections.specs import (
+    CELERY,
+    HTTP,
+    POSTGRESQL,
+    SENTINEL_MASTER_FIELD,
+    SENTINEL_PASSWORD_FIELD,
+    ConnectionSpec,
+)
 from conv_tasks.provider_errors import Fatal
 
 # Seconds to wait for a connection to a service before the step counts it as a transient fault.
@@ -46,6 +53,9 @@ def url_passwords(spec: ConnectionSpec) -> tuple[str, ...]:
     but the engine's own connection comes from the settings, whose URLs may hold one: it is
     masked like any secret."""
     found: list[str] = []
+    sentinels = spec.fields.get(SENTINEL_PASSWORD_FIELD)
+    if isinstance(sentinels, str) and sentinels:
+        found.append(sentinels)
     for value in spec.fields.values():
         if isinstance(value, str) and "://" in value:
             try:
@@ -100,15 +110,23 @@ def _celery(spec: ConnectionSpec, secret: str | None) -> Any:
     from celery import Celery
 
     from conv_tasks.broker.options import broker_options
+    from conv_tasks.sentinel_urls import sentinel_transport_options
 
     broker = with_password(str(spec.fields["broker_url"]), secret)
     backend = spec.fields.get("result_backend")
     app = Celery(f"conv_tasks_connection_{spec.name}")
-    options = broker_options(broker, visibility_timeout=3600.0)
+    master = str(spec.fields.get(SENTINEL_MASTER_FIELD) or "")
+    sentinels = str(spec.fields.get(SENTINEL_PASSWORD_FIELD) or "")
+    options = broker_options(
+        broker, visibility_timeout=3600.0, sentinel_master=master, sentinel_password=sentinels
+    )
     app.conf.update(
         broker_url=broker,
         broker_transport_options=options.transport_options,
         result_backend=with_password(str(backend), secret) if backend else None,
+        result_backend_transport_options=sentinel_transport_options(
+            str(backend or ""), master=master, password=sentinels
+        ),
         broker_connection_timeout=CONNECT_TIMEOUT,
         broker_connection_retry_on_startup=False,
         # A step reads a task's state from the result backend: it must not wait for long

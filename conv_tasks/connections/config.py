@@ -21,7 +21,13 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from conv_tasks.connections.specs import CELERY, ConnectionSpec, parse_spec
+from conv_tasks.connections.specs import (
+    CELERY,
+    SENTINEL_MASTER_FIELD,
+    SENTINEL_PASSWORD_FIELD,
+    ConnectionSpec,
+    parse_spec,
+)
 from conv_tasks.errors import InvalidInput, Problem
 
 
@@ -45,13 +51,21 @@ EMPTY = ConnectionsConfig()
 OWN_NAME = "conv_tasks"
 
 
-def own_connections(broker_url: str, result_backend: str) -> dict[str, ConnectionSpec]:
+def own_connections(
+    broker_url: str, result_backend: str, *, sentinel_master: str = "", sentinel_password: str = ""
+) -> dict[str, ConnectionSpec]:
     """The engine's own connections, by kind, for resources that name none: for celery,
     conv_tasks' own broker and result backend (CONV_TASKS_BROKER_URL,
-    CONV_TASKS_RESULT_BACKEND). Their URLs may hold passwords: those are masked as secrets."""
+    CONV_TASKS_RESULT_BACKEND), and, for sentinel:// lists, the master's name and the
+    sentinels' password (CONV_TASKS_SENTINEL_*). Their URLs may hold passwords: those, and
+    the sentinels' password, are masked as secrets."""
     fields = {"broker_url": broker_url}
     if result_backend:
         fields["result_backend"] = result_backend
+    if sentinel_master:
+        fields[SENTINEL_MASTER_FIELD] = sentinel_master
+    if sentinel_password:
+        fields[SENTINEL_PASSWORD_FIELD] = sentinel_password
     return {CELERY: ConnectionSpec(OWN_NAME, CELERY, fields)}
 
 

@@ -89,6 +89,10 @@ _REQUIRED: dict[str, tuple[str, ...]] = {
     CELERY: ("broker_url",),
 }
 _URL_FIELDS = {"url", "base_url", "broker_url", "result_backend"}
+# Fields of the engine's own celery connection only (config.own_connections), never of a
+# connections file's: the Sentinel settings of conv_tasks' own broker and results.
+SENTINEL_MASTER_FIELD = "sentinel_master"
+SENTINEL_PASSWORD_FIELD = "sentinel_password"
 
 
 def _check_fields(kind: str, fields: Mapping[str, Any], path: str, problems: list[Problem]) -> None:

@@ -33,17 +33,20 @@ def build_env(
     """An environment on the services `settings` name, enqueueing nodes with `dispatcher`."""
     url = settings.database_url
     sealer = Sealer(settings.encryption_keys)
-    syncpoints = SyncPointStore(
-        get_redis(settings.redis_url), prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl
-    )
+    redis = get_redis(settings.redis_url, settings=settings)
+    syncpoints = SyncPointStore(redis, prefix=settings.redis_prefix, ttl=settings.syncpoint_ttl)
     registry = registry or default_registry()
-    redis = get_redis(settings.redis_url)
     connections = Connections(
         load_connections(settings.connections_file),
         environ=settings.environ,
         # A slot in flight outlives a missed poll or two, and no dead worker for long.
         limiter=RateLimiter(redis, prefix=settings.redis_prefix, lease=2 * settings.lock_ttl),
-        own=own_connections(settings.broker_url, settings.result_backend),
+        own=own_connections(
+            settings.broker_url,
+            settings.result_backend,
+            sentinel_master=settings.sentinel_master,
+            sentinel_password=settings.sentinel_password,
+        ),
     )
     env = EngineEnv(
         settings=settings,

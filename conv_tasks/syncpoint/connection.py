@@ -1,21 +1,11 @@
-"""The Redis client for SyncPoints and heartbeats: one per URL per process."""
+"""The Redis client for SyncPoints and heartbeats: one per URL per process.
+
+It comes from conv_tasks.redis_client, the factory of every Redis client of conv_tasks, so a
+sentinel:// CONV_TASKS_REDIS_URL gives a client that follows the master through failovers.
+"""
 
 from __future__ import annotations
 
-import os
+from conv_tasks.redis_client import get_redis
 
-import redis
-
-from conv_tasks.settings import get_settings
-
-_clients: dict[tuple[str, int], redis.Redis] = {}
-
-
-def get_redis(url: str | None = None) -> redis.Redis:
-    url = url or get_settings().redis_url
-    key = (url, os.getpid())
-    client = _clients.get(key)
-    if client is None:
-        client = redis.Redis.from_url(url, health_check_interval=30)
-        _clients[key] = client
-    return client
+__all__ = ["get_redis"]

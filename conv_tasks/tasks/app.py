@@ -42,14 +42,24 @@ def _after_fork(**_kwargs: Any) -> None:
 @worker_init.connect
 def _worker_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
-    from conv_tasks.tasks.startup_warnings import warn_if_unsealed
+    from conv_tasks.tasks.startup_warnings import (
+        refuse_misconfigured_sentinels,
+        warn_if_unsealed,
+    )
 
-    warn_if_unsealed("worker", get_settings())
+    settings = get_settings()
+    refuse_misconfigured_sentinels("worker", settings)
+    warn_if_unsealed("worker", settings)
 
 
 @beat_init.connect
 def _beat_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
-    from conv_tasks.tasks.startup_warnings import warn_if_unsealed
+    from conv_tasks.tasks.startup_warnings import (
+        refuse_misconfigured_sentinels,
+        warn_if_unsealed,
+    )
 
-    warn_if_unsealed("beat", get_settings())
+    settings = get_settings()
+    refuse_misconfigured_sentinels("beat", settings)
+    warn_if_unsealed("beat", settings)

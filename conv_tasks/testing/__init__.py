@@ -19,7 +19,8 @@ point, and a CONV_TASKS_CONNECTIONS file written from the case. Some run the eng
 test process (inprocess.py), to time every step and to kill a worker at a chosen moment.
 Each failure names the type, the check, the step and what it saw; a check that does not
 apply to the type says so. PrivatePostgres and PrivateRedis start throwaway servers for
-what a type acts on. The guide's page is docs/guide/conformance-kit.md.
+what a type acts on; PrivateSentinelGroup a Redis primary, replicas and sentinels to fail
+over. The guide's page is docs/guide/conformance-kit.md.
 
 This package never changes conv_tasks' own behaviour, and importing it reads no settings.
 """
@@ -35,6 +36,7 @@ from conv_tasks.testing.report import CheckResult, ConformanceFailure, Report, V
 if TYPE_CHECKING:
     from conv_tasks.testing.cluster import Cluster
     from conv_tasks.testing.conformance import Conformance
+    from conv_tasks.testing.sentinel import PrivateSentinelGroup
     from conv_tasks.testing.services import (
         PrivatePostgres,
         PrivateRedis,
@@ -53,6 +55,7 @@ _ON_FIRST_USE = {
     "Conformance": "conv_tasks.testing.conformance",
     "PrivatePostgres": "conv_tasks.testing.services",
     "PrivateRedis": "conv_tasks.testing.services",
+    "PrivateSentinelGroup": "conv_tasks.testing.sentinel",
     "TestServices": "conv_tasks.testing.services",
     "celery_app": "conv_tasks.testing.services",
     "free_port": "conv_tasks.testing.services",
@@ -77,6 +80,7 @@ __all__ = [
     "ConformanceFailure",
     "PrivatePostgres",
     "PrivateRedis",
+    "PrivateSentinelGroup",
     "Report",
     "TestServices",
     "TypeCase",

@@ -20,7 +20,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ import redis
 from celery import Celery
 from sqlalchemy import create_engine, text
 
-from conv_tasks.broker.options import broker_options
+from conv_tasks.broker.options import connection_conf
 from conv_tasks.db.migrate import upgrade
 from conv_tasks.db.session import driver_url
 from conv_tasks.settings import Settings
@@ -206,7 +206,7 @@ class PrivateRedis:
     """A redis-server of our own, keeping nothing on disk, on a free port (asking for
     `password`, when one is given)."""
 
-    def __init__(self, password: str = "") -> None:
+    def __init__(self, password: str = "", *, args: Sequence[str] = ()) -> None:
         if shutil.which("redis-server") is None:
             raise RuntimeError(
                 "redis-server is not installed: install it (Debian: `apt-get install "
@@ -214,6 +214,8 @@ class PrivateRedis:
             )
         self.port = free_port()
         self.password = password
+        # More redis-server options (`--replicaof HOST PORT`).
+        self.args = tuple(args)
         self.root = Path(tempfile.mkdtemp(prefix="conv-tasks-redis-"))
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -228,6 +230,7 @@ class PrivateRedis:
                     "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
                     "--save", "", "--appendonly", "no", "--dir", str(self.root),
                     *(["--requirepass", self.password] if self.password else []),
+                    *self.args,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -252,6 +255,14 @@ class PrivateRedis:
         connections_file; `fields` adds others."""
         found = {"kind": "celery", "broker_url": self.url(db), "result_backend": self.url(db + 1)}
         return {**found, **fields}
+
+    def kill(self) -> None:
+        """SIGKILL the server, as a host that dies: it writes nothing more, says goodbye to
+        no one. Its directory stays (stop removes it)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(timeout=10)
+            self.proc = None
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -291,23 +302,23 @@ def drop_database(url: str) -> None:
 
 def celery_app(env: Mapping[str, str], name: str = "conv_tasks_client") -> Celery:
     """A Celery app of the test process that talks to the broker and results in `env`."""
-    settings = Settings.from_env(env)
-    broker = broker_options(settings.broker_url, visibility_timeout=settings.visibility_timeout)
     app = Celery(name)
     app.config_from_object("celeryconfig")
-    app.conf.update(
-        broker_url=settings.broker_url,
-        broker_transport_options=broker.transport_options,
-        result_backend=settings.result_backend,
-    )
+    app.conf.update(connection_conf(Settings.from_env(env)))
     return app
 
 
 def wait_for_workers(app: Celery, hostnames: set[str], timeout: float = 60.0) -> None:
-    """Wait until every named worker answers a ping on `app`'s broker."""
+    """Wait until every named worker answers a ping on `app`'s broker. Each ping goes on a
+    connection of its own: a pooled one may be one to a broker that restarted or failed over."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        replies: list[dict[str, Any]] = app.control.ping(timeout=1.0) or []
+        try:
+            with app.connection_for_write() as conn:
+                replies: list[dict[str, Any]] = app.control.ping(timeout=1.0, connection=conn) or []
+        except (redis.exceptions.ConnectionError, OSError):
+            time.sleep(0.3)
+            continue
         up = {next(iter(reply)).split("@")[0] for reply in replies}
         if hostnames <= up:
             return

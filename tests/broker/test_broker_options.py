@@ -44,11 +44,8 @@ def test_broker_kind_by_scheme(url: str, kind: BrokerKind) -> None:
 
 
 def test_redis_gets_the_visibility_timeout() -> None:
-    for url in (
-        "redis://127.0.0.1:6379/0",
-        "sentinel://10.0.0.1:26379",
-        "redis+socket:///run/redis.sock",
-    ):
+    # A sentinel:// list gets them too, and its master (tests/test_sentinel_urls.py).
+    for url in ("redis://127.0.0.1:6379/0", "redis+socket:///run/redis.sock"):
         options = broker_options(url, visibility_timeout=42.0)
         assert options.kind is BrokerKind.REDIS
         assert options.transport_options == {"visibility_timeout": 42.0}
@@ -112,7 +109,7 @@ def test_registered_redis_urls_mean_our_transport_and_stay_redis_urls(
         shown = conn.as_uri()
         assert shown.split("://")[0] == url.split("://")[0] and "s3cret" not in shown
     assert Connection("redis+socket:///run/redis.sock").get_transport_cls() is Transport
-    # Sentinel keeps kombu's Sentinel transport.
+    # Sentinel has a transport of its own (ours too: tests/test_sentinel_urls.py).
     assert Connection("sentinel://127.0.0.1:1").get_transport_cls() is not Transport
 
 

@@ -13,7 +13,6 @@ stack to complete.
 
 from __future__ import annotations
 
-import contextlib
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,8 +22,8 @@ from typing import Any
 
 import pytest
 import redis
+from broker_loss import replay_connection_loss
 from celery import Celery
-from kombu import Connection, Consumer, Exchange, Queue
 from private_services import PrivateRedis, celery_app, log_text
 
 from conv_tasks.broker.redis_transport import TRANSPORT_PATH
@@ -58,35 +57,6 @@ class RestartableRedis(PrivateRedis):
         self.start()
 
 
-def _replay_connection_loss(redis_server: RestartableRedis, transport: str) -> None:
-    """What a Celery worker does with its broker connection when Redis goes away.
-
-    The worker holds one message unacknowledged on its task channel and has a
-    second channel with an auto-delete fanout queue (its remote-control box).
-    Redis stops; Celery collects the connection, then closes it.
-    """
-    conn = Connection(redis_server.url(0), transport=transport)
-    work = Queue("work", Exchange("work"), "work")
-    with conn.Producer() as producer:
-        producer.publish({"n": 1}, exchange=work.exchange, routing_key="work", declare=[work])
-    held: list[Any] = []
-    consumer = Consumer(conn.default_channel, [work], callbacks=[lambda _b, m: held.append(m)])
-    consumer.qos(prefetch_count=2)
-    consumer.consume()
-    control = Queue("control", Exchange("control", type="fanout"), auto_delete=True)
-    Consumer(conn.channel(), [control], callbacks=[lambda _b, _m: None]).consume()
-    deadline = time.monotonic() + 10
-    while not held and time.monotonic() < deadline:
-        with contextlib.suppress(TimeoutError):
-            conn.drain_events(timeout=0.5)
-    assert held, "the message never arrived"
-    conn.transport.cycle.on_poll_start()  # the event loop's next BRPOP, as a worker would send
-    redis_server.halt()
-    with contextlib.suppress(Exception):  # Celery ignores whatever collecting raises
-        conn.collect(socket_timeout=1.0)
-    conn.close()  # what Celery calls next; only a connection error may come out of it
-
-
 @pytest.fixture
 def redis_server() -> Iterator[RestartableRedis]:
     server = RestartableRedis()
@@ -100,7 +70,7 @@ def redis_server() -> Iterator[RestartableRedis]:
 def test_our_transport_closes_a_collected_connection_holding_messages(
     redis_server: RestartableRedis,
 ) -> None:
-    _replay_connection_loss(redis_server, TRANSPORT_PATH)
+    replay_connection_loss(redis_server.url(0), redis_server.halt, TRANSPORT_PATH)
 
 
 @pytest.mark.xfail(
@@ -111,7 +81,7 @@ def test_our_transport_closes_a_collected_connection_holding_messages(
 )
 def test_kombu_transport_still_needs_our_fix(redis_server: RestartableRedis) -> None:
     # By its path: once celeryconfig registered ours, `redis` no longer names kombu's.
-    _replay_connection_loss(redis_server, KOMBU_REDIS_TRANSPORT)
+    replay_connection_loss(redis_server.url(0), redis_server.halt, KOMBU_REDIS_TRANSPORT)
 
 
 @dataclass

@@ -79,6 +79,22 @@ def test_the_own_celery_connection_is_the_settings_broker_and_result_backend() -
     assert connections.own_handle("tenant-a", HTTP, "api") is None
 
 
+def test_on_sentinel_the_own_connection_gets_the_master_and_masks_the_sentinels_password() -> None:
+    broker = "sentinel://:master-secret@127.0.0.1:1/0;sentinel://:master-secret@127.0.0.1:2/0"
+    backend = "sentinel://:master-secret@127.0.0.1:1/2;sentinel://:master-secret@127.0.0.1:2/2"
+    own = own_connections(
+        broker, backend, sentinel_master="mymaster", sentinel_password="sentinels-secret"
+    )
+    handle = Connections(own=own).own_handle("tenant-a", CELERY, "task")
+    assert handle is not None
+    conf = handle.client.conf
+    assert conf.broker_url == broker and conf.result_backend == backend
+    for options in (conf.broker_transport_options, conf.result_backend_transport_options):
+        assert options["master_name"] == "mymaster"
+        assert options["sentinel_kwargs"]["password"] == "sentinels-secret"
+    assert set(handle.secrets()) == {"master-secret", "sentinels-secret"}
+
+
 def test_the_own_connection_and_a_tenants_of_the_same_name_are_two_clients() -> None:
     connections = _connections()
     own = connections.own_handle("tenant-a", CELERY, "task")
