@@ -6,7 +6,7 @@ JSON_SERVER := tools/json-server/node_modules/.bin/json-server
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fast lint chaos bench bench-quick bench-startup demo clean
+.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fast lint chaos bench bench-quick bench-instructions bench-startup demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -117,6 +117,13 @@ bench: setup services
 bench-quick: setup services
 	$(BIN)/python benchmarks/bench_engine.py --sizes 100,1000 --count-sizes 100,1000 \
 		--json $(BENCH_JSON)
+
+# Worker CPU instructions per graph node (chain, fan) and per bare Celery hop / fan-in leaf,
+# counted with valgrind's callgrind at 50 and 150 nodes (benchmarks/instructions_per_node.py):
+# repeatable on a busy machine, a few minutes.
+bench-instructions: setup services
+	./scripts/ensure-valgrind.sh
+	$(BIN)/python benchmarks/instructions_per_node.py
 
 # What a CLI command's start-up costs, and what rich (and, when installed, pydantic-settings
 # and environs) would add to it: docs/development/libraries.md.
