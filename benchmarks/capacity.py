@@ -42,7 +42,7 @@ class PerNode:
     instructions: float  # worker instructions (callgrind)
     pg_transactions: float  # commits (pg_stat_database)
     redis_commands: float  # commands (INFO commandstats)
-    service_cpu_seconds: float = 0.0  # CPU of PostgreSQL, Redis and the driver on this box
+    other_cpu_seconds: float = 0.0  # CPU of PostgreSQL, Redis and the benchmark on this box
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class ShapeModel:
         p, r = self.run.per_node, self.rates
         return {
             Limit.WORKER_CPU: r.cores / self.worker_cpu_seconds,
-            Limit.BOX_CPU: r.cores / (self.worker_cpu_seconds + p.service_cpu_seconds),
+            Limit.BOX_CPU: r.cores / (self.worker_cpu_seconds + p.other_cpu_seconds),
             Limit.POSTGRES: _per(r.pg_commits_per_s, p.pg_transactions),
             Limit.REDIS: _per(r.redis_commands_per_s, p.redis_commands),
         }

@@ -1,0 +1,259 @@
+"""The scale benchmark's engine runs: nodes per second of each shape at 1, 2, 4 worker
+processes, and, at one process, what each node costs the services.
+
+Every worker is `celery worker --pool solo` (one node at a time per process), on the
+benchmark's own PostgreSQL cluster and redis-server, so that every transaction counted in
+pg_stat_database and every command counted in INFO commandstats is the run's own. A stack's
+create is timed from the request to its row saying CREATE_COMPLETE (StackWatcher reads the row
+directly, no worker involved); nodes/s is resources / seconds, the median of the repeats.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import median
+from typing import Any
+
+from benchmarks.baseline import run_operation
+from benchmarks.config import Stage
+from benchmarks.cpu_time import cpu_seconds, tree_cpu_seconds, user_system_seconds
+from benchmarks.services import StackWatcher, Workers, pg_connect
+
+# A backend reports its transactions to pg_stat_database at most once a second while busy and
+# within 10 s (PGSTAT_IDLE_INTERVAL) once idle: counts are read after a quiet spell this long.
+PG_STAT_QUIET = 11.5
+SETTLE = 0.5  # seconds after the last create: the last acknowledgements and events land
+CONSUMER_SETTLE = 2.5
+_OWN_COMMANDS = frozenset({"info"})  # the benchmark's own snapshots of commandstats
+
+
+@dataclass(frozen=True)
+class Services:
+    """The run's own services, and the processes whose CPU it reads."""
+
+    stage: Stage
+    database: str
+    postmaster_pid: int
+
+    @property
+    def redis_pid(self) -> int:
+        proc = self.stage.redis.proc
+        if proc is None:
+            raise RuntimeError("the benchmark's redis-server is not running")
+        return proc.pid
+
+
+def postmaster_pid(data_dir: Path) -> int:
+    return int((data_dir / "postmaster.pid").read_text().split()[0])
+
+
+def _pg_transactions(admin: Any, database: str) -> tuple[int, int]:
+    with admin.cursor() as cur:
+        cur.execute(
+            "SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = %s",
+            (database,),
+        )
+        row = cur.fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def _redis_commands(services: Services) -> dict[str, tuple[int, int]]:
+    """calls and usec of each command, from INFO commandstats."""
+    stats: Mapping[str, Any] = services.stage.redis.client(0).info("commandstats")
+    found = {}
+    for key, value in stats.items():
+        name = key.removeprefix("cmdstat_")
+        if name not in _OWN_COMMANDS:
+            found[name] = (int(value.get("calls", 0)), int(value.get("usec", 0)))
+    return found
+
+
+def _cpu(services: Services, workers: list[int]) -> dict[str, float]:
+    """CPU seconds so far of these worker processes (solo: no children) and of the services."""
+    user, system = user_system_seconds(workers)
+    return {
+        "workers": user + system,
+        "workers_user": user,
+        "workers_system": system,
+        "postgres": tree_cpu_seconds(services.postmaster_pid),
+        "redis": cpu_seconds([services.redis_pid]),
+        "benchmark": cpu_seconds([os.getpid()]),
+    }
+
+
+class _Costs:
+    """What the services did between start() and stop(), per node."""
+
+    def __init__(self, services: Services, workers: list[int], watcher: StackWatcher) -> None:
+        self.services, self.workers, self.watcher = services, workers, watcher
+        self.admin = pg_connect(services.stage.database_url, "postgres")
+
+    def start(self) -> None:
+        time.sleep(PG_STAT_QUIET)
+        self.xacts = _pg_transactions(self.admin, self.services.database)
+        self.polls = self.watcher.queries
+        self.commands = _redis_commands(self.services)
+        self.cpu = _cpu(self.services, self.workers)
+
+    def stop(self, nodes: int) -> dict[str, Any]:
+        time.sleep(SETTLE)
+        cpu = _cpu(self.services, self.workers)
+        commands = _redis_commands(self.services)
+        time.sleep(PG_STAT_QUIET)
+        commit, rollback = _pg_transactions(self.admin, self.services.database)
+        # The watcher's polls are transactions of the same database, not the workers'.
+        polls = self.watcher.queries - self.polls
+        by_command = {
+            name: (
+                calls - self.commands.get(name, (0, 0))[0],
+                usec - self.commands.get(name, (0, 0))[1],
+            )
+            for name, (calls, usec) in commands.items()
+        }
+        by_command = {k: v for k, v in by_command.items() if v[0]}
+        return {
+            "nodes": nodes,
+            "pg_commits": (commit - self.xacts[0] - polls) / nodes,
+            "pg_rollbacks": (rollback - self.xacts[1]) / nodes,
+            "redis_commands": sum(c for c, _ in by_command.values()) / nodes,
+            "redis_usec": sum(u for _, u in by_command.values()) / nodes,
+            "redis_by_command": {
+                k: v[0] / nodes for k, v in sorted(by_command.items(), key=lambda kv: -kv[1][0])
+            },
+            "cpu_seconds": {k: (cpu[k] - self.cpu[k]) / nodes for k in cpu},
+        }
+
+    def close(self) -> None:
+        self.admin.close()
+
+
+class ActiveWorkers:
+    """`celery worker` processes of which only some take messages: the others' consumers are
+    cancelled (Celery's cancel_consumer), so one start serves every number of processes and
+    the numbers can take turns while the machine's load drifts."""
+
+    def __init__(self, workers: Workers, app: Any) -> None:
+        from conv_tasks.broker.options import conv_tasks_queues
+
+        self.app = app
+        self.queues = conv_tasks_queues()
+        replies = app.control.ping(timeout=2.0) or []
+        names = sorted(name for reply in replies for name in reply)
+        self.nodes = [n for n in names if n.split("@")[0].startswith(workers.label)]
+        if len(self.nodes) != len(workers.procs):
+            raise RuntimeError(f"expected {len(workers.procs)} workers, found {self.nodes}")
+        self.active = len(self.nodes)
+
+    def _control(self, method: str, node: str) -> None:
+        for queue in self.queues:
+            call = getattr(self.app.control, method)
+            answer = call(queue.name, destination=[node], reply=True, timeout=10.0)
+            if not answer or "ok" not in answer[0].get(node, {}):
+                raise RuntimeError(f"{method} {queue.name} on {node}: {answer}")
+
+    def set(self, count: int) -> None:
+        """Let the first `count` workers consume, and only them."""
+        for node in self.nodes[count : self.active]:
+            self._control("cancel_consumer", node)
+        for node in self.nodes[self.active : count]:
+            # The worker knows these queues (task_queues): it adds them as declared.
+            self._control("add_consumer", node)
+        self.active = count
+        # A fetch a cancelled consumer started before the cancel (a BRPOP times out after a
+        # second) must not hold the next stack's first message.
+        time.sleep(CONSUMER_SETTLE)
+
+
+def _create(
+    client: Any, watcher: StackWatcher, shape: str, size: int, name: str, timeout: float, logs: Path
+) -> tuple[float, int]:
+    """nodes/s of one create, and its resources."""
+    _, op = run_operation(client, watcher, shape, size, "create", name, timeout)
+    if op.status != "CREATE_COMPLETE":
+        raise RuntimeError(f"{name} ended {op.status}; logs in {logs}")
+    return op.resources / op.seconds, op.resources
+
+
+def run_shapes(
+    services: Services,
+    processes: tuple[int, ...],
+    shapes: tuple[str, ...],
+    size: int,
+    *,
+    repeats: int,
+    events: str,
+    timeout: float,
+) -> dict[str, Any]:
+    """Each shape's create at each number of worker processes, `repeats` times in turns (1, 2,
+    4, then 4, 2, 1, ...); first, at one process, once more with its costs per node counted."""
+    from conv_tasks.client import Client
+    from conv_tasks.tasks.app import app
+
+    stage, logs = services.stage, services.stage.log_dir
+    workers = Workers("conv_tasks.tasks.app", stage.env(events), stage.log_dir, "scale")
+    workers.start(max(processes), pool="solo", concurrency=1)
+    client = Client(tenant="bench-scale", timeout=timeout)
+    watcher = StackWatcher(stage.database_url)
+    # At one process only the first worker consumes: its CPU is the workers' CPU.
+    costs = _Costs(services, [workers.procs[0].pid], watcher)  # only the first at one
+    samples: dict[int, dict[str, list[float]]] = {p: {s: [] for s in shapes} for p in processes}
+    cpu: dict[int, dict[str, list[float]]] = {p: {s: [] for s in shapes} for p in processes}
+    load: dict[int, list[float]] = {p: [] for p in processes}
+    counted: dict[str, Any] = {}
+    try:
+        workers.wait_ready(app)
+        active = ActiveWorkers(workers, app)
+        for shape in shapes:  # warm up: connections, imports, each shape's code paths
+            run_operation(client, watcher, shape, 10, "create", f"warm-{shape}", timeout)
+        active.set(1)
+        first = [workers.procs[0].pid]
+        for shape in shapes:
+            # A smaller create first: the difference of the two is the worker's CPU per node
+            # without what a stack costs once (the request, its plan, its end).
+            before = _cpu(services, first)["workers"]
+            _, small = _create(client, watcher, shape, max(10, size // 5), f"{shape}-small",
+                               timeout, logs)  # fmt: skip
+            small_cpu = _cpu(services, first)["workers"] - before
+            costs.start()
+            name = f"{shape}-counted"
+            rate, nodes = _create(client, watcher, shape, size, name, timeout, logs)
+            counted[shape] = costs.stop(nodes)
+            marginal = counted[shape]["cpu_seconds"]["workers"] * nodes - small_cpu
+            counted[shape]["worker_marginal_cpu_seconds"] = marginal / (nodes - small)
+            samples[1][shape].append(rate)
+        for repeat in range(repeats):
+            order = processes if repeat % 2 == 0 else tuple(reversed(processes))
+            for count in order:
+                active.set(count)
+                load[count].append(os.getloadavg()[0])
+                for shape in shapes:
+                    pids = [p.pid for p in workers.procs[:count]]
+                    before = _cpu(services, pids)["workers"]
+                    name = f"{shape}-p{count}-{repeat}"
+                    rate, nodes = _create(client, watcher, shape, size, name, timeout, logs)
+                    samples[count][shape].append(rate)
+                    used = _cpu(services, pids)["workers"] - before
+                    cpu[count][shape].append(used / nodes)
+    finally:
+        costs.close()
+        watcher.close()
+        workers.stop()
+    return {
+        "counted": counted,
+        "load_average": load,
+        "by_processes": {
+            count: {
+                shape: {
+                    "nodes_per_s": median(samples[count][shape]),
+                    "runs": samples[count][shape],
+                    "worker_cpu_seconds_per_node": median(cpu[count][shape]),
+                }
+                for shape in shapes
+            }
+            for count in processes
+        },
+    }
