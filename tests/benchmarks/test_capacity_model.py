@@ -12,7 +12,7 @@ RATES = Rates(
     cores=2, core_instructions_per_s=1e9, pg_commits_per_s=10_000, redis_commands_per_s=100_000
 )
 # 5 ms of a core per node in the worker, 3 ms in the services; 2 commits, 10 commands.
-NODE = PerNode(instructions=5e6, pg_transactions=2, redis_commands=10, service_cpu_seconds=0.003)
+NODE = PerNode(instructions=5e6, pg_transactions=2, redis_commands=10, other_cpu_seconds=0.003)
 
 
 def test_each_resource_limit_is_its_capacity_over_the_node_cost() -> None:
