@@ -1,22 +1,27 @@
 """Scale benchmark: nodes/s against worker processes and shape, and the capacity model it checks.
 
     python benchmarks/bench_scale.py [--processes 1,2,4] [--shapes chain,fan] [--size 500]
-                                     [--repeats 3] [--json out.json]
+                                     [--repeats 3] [--instructions chain=N,fan=N] [--json FILE]
 
-Everything is its own: a PostgreSQL cluster (initdb on a free port, no fsync) and a
-redis-server on a free port, both stopped at the end. In one run it measures:
+Everything is its own: a PostgreSQL cluster (initdb on a free port, no fsync), a redis-server
+for SyncPoints and results and another for the broker, all on free ports and stopped at the
+end. In one run it measures:
 
-1. what this machine sustains (benchmarks/scale_rates.py): a core's instructions/s, PostgreSQL
-   commits/s (pgbench), Redis commands/s (redis-benchmark);
-2. worker instructions per node with callgrind (benchmarks/instructions_per_node.py, a
-   callgrind'd solo worker, the difference of two stack sizes);
-3. nodes/s of each shape's create at each number of solo worker processes, and at one process
-   what a node costs: PostgreSQL transactions (pg_stat_database), Redis commands (INFO
-   commandstats), CPU seconds of the workers, PostgreSQL, Redis and the benchmark (/proc).
+1. what this machine sustains (benchmarks/scale_rates.py): PostgreSQL commits/s (pgbench),
+   Redis commands/s (redis-benchmark), a tight Python loop's instructions/s;
+2. worker instructions per node with callgrind (benchmarks/instructions_per_node.py: a
+   callgrind'd solo worker, the difference of two stack sizes), unless --instructions gives
+   them;
+3. each shape's create on solo workers: as many are started as the most processes asked, and
+   the others' consumers are cancelled (Celery's cancel_consumer) so that 1, 2 and 4 take
+   turns while the machine's load drifts; nodes/s is the median of the repeats. First, at one
+   process, what a node costs: PostgreSQL transactions (pg_stat_database), commands of each
+   Redis (INFO commandstats), CPU seconds of the worker, PostgreSQL, both Redis and the
+   benchmark (/proc); during every create, the cores that other work kept busy (/proc/stat).
 
 Then it fits the model (benchmarks/capacity.py) and prints which resource limits first, the
-predicted against the measured nodes/s, and what 1,000 and 10,000 nodes/s would need. It only
-reports; it asserts nothing about time.
+predicted against the measured nodes/s, and what 1,000 and 10,000 nodes/s would need
+(docs/operations/fleet-sizing.md). It only reports; it asserts nothing about time.
 """
 
 from __future__ import annotations
@@ -51,6 +56,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--size", type=int, default=500, help="resources of each stack")
     parser.add_argument("--repeats", type=int, default=3, help="creates per shape and count")
     parser.add_argument("--callgrind-sizes", default="20,60", help="two sizes, smaller first")
+    parser.add_argument(
+        "--instructions",
+        default="",
+        help="SHAPE=N,...: worker instructions per node to use instead of counting them "
+        "(as `make bench-instructions` printed them)",
+    )
     parser.add_argument("--task-events", default="on", choices=sorted(EVENT_MODES))
     parser.add_argument("--timeout", type=float, default=600.0, help="per create, seconds")
     parser.add_argument("--json", type=Path, help="also write every number to this file")
@@ -65,6 +76,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.size < 3 or args.repeats < 1:
         parser.error("--size must be at least 3 and --repeats at least 1")
     args.callgrind_sizes = sizes
+    given: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in args.instructions.split(","))):
+        shape, _, value = part.partition("=")
+        try:
+            given[shape] = float(value)
+        except ValueError:
+            parser.error(f"--instructions: {part!r} is not SHAPE=NUMBER")
+    if given and set(given) != set(args.shapes):
+        parser.error(f"--instructions must give every shape of --shapes: {', '.join(args.shapes)}")
+    args.instructions = given
     return args
 
 
@@ -113,24 +134,28 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="conv-tasks-bench-scale-"))
     pg = PrivatePostgres(DATABASE)
     redis_server = PrivateRedis(workdir / "redis")
+    broker = PrivateRedis(workdir / "broker")
     started = time.time()
     results: dict[str, Any] = {"revision": _engine_revision(), "args": vars(args)}
     try:
         pg.init()
         pg.start()
         redis_server.start()
+        broker.start()
         stage = Stage(redis_server, pg.url, workdir / "logs")
+        services = Services(stage, broker, DATABASE, postmaster_pid(pg.data))
         # conv_tasks reads its settings once: set them before it is imported.
-        os.environ.update(stage.env(args.task_events))
+        os.environ.update(services.env(args.task_events))
         print(
             f"measuring conv_tasks {results['revision']}; private PostgreSQL on port "
-            f"{pg.port}, redis-server on {redis_server.port}; logs in {workdir}",
+            f"{pg.port}, redis-servers on {redis_server.port} (SyncPoints, results) and "
+            f"{broker.port} (broker); logs in {workdir}",
             flush=True,
         )
         recreate_database(pg.url)
         phase = time.time()
         results["rates"] = measure_rates(pg, redis_server.port)
-        instructions = count_instructions(args, pg)
+        instructions = args.instructions or count_instructions(args, pg)
         results["instructions_per_node"] = instructions
         results["phase_seconds"] = {"rates_and_callgrind": time.time() - phase}
         phase = time.time()
@@ -138,7 +163,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"creating {args.size}-resource stacks at {args.processes} worker processes",
             flush=True,
         )
-        services = Services(stage, DATABASE, postmaster_pid(pg.data))
         runs = run_shapes(
             services, args.processes, args.shapes, args.size, repeats=args.repeats,
             events=args.task_events, timeout=args.timeout,
@@ -159,11 +183,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 instructions=instructions[shape],
                 pg_transactions=costs["pg_commits"] + costs["pg_rollbacks"],
                 redis_commands=costs["redis_commands"],
-                other_cpu_seconds=cpu["postgres"] + cpu["redis"] + cpu["benchmark"],
+                broker_commands=costs["broker_commands"],
+                other_cpu_seconds=sum(cpu[k] for k in ("postgres", "redis", "broker", "benchmark")),
             )
             by_processes = runs["by_processes"]
             measured = {count: by_processes[count][shape]["nodes_per_s"] for count in by_processes}
-            models.append(fit(rates, ShapeRun(shape, width(shape, args.size), per_node, measured)))
+            run = ShapeRun(shape, width(shape, args.size), per_node, measured, runs["other_cores"])
+            models.append(fit(rates, run))
         scale_report.print_rates(rates, results["rates"])
         scale_report.print_costs(models, runs, args.size)
         scale_report.print_model(models, args.processes, runs)
@@ -174,6 +200,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         }
     finally:
         redis_server.stop()
+        broker.stop()
         pg.destroy()
         results["seconds"] = time.time() - started
         if args.json is not None:

@@ -1,19 +1,21 @@
 """The capacity model `make bench-scale` fits: what limits graph nodes per second, and what a
 fleet needs for a target rate. Pure arithmetic on measured numbers: no I/O, no clock.
 
-A node costs the worker `instructions`, PostgreSQL `pg_transactions` commits and Redis
-`redis_commands` commands. Each resource caps nodes/s on its own:
+A node costs the worker `instructions`, PostgreSQL `pg_transactions` commits, the SyncPoint
+Redis `redis_commands` commands and the broker's Redis `broker_commands`. Each resource caps
+nodes/s on its own:
 
 - worker CPU: cores x instructions/s of a core / instructions per node (workers own the cores);
 - PostgreSQL: commits/s it sustains / transactions per node;
-- Redis: commands/s it sustains / commands per node;
+- Redis (SyncPoints; the broker's apart): commands/s one Redis sustains / commands per node;
 - the shape: a worker process runs one node at a time, and a shape lets at most `width` nodes
   run at once (a chain 1), so P processes give at most min(P, width) / seconds per node, the
   seconds per node being fitted from the one-process run (work plus waiting on round trips).
 
 On the one machine the benchmark runs on, the workers also share its cores with PostgreSQL,
-Redis and the benchmark itself: the box's CPU limit is cores / (worker CPU seconds per node +
-the CPU seconds the services spent per node). The prediction for P processes is the least of
+Redis, the benchmark itself and whatever else runs there: the box's CPU limit is the cores
+that other work left / (worker CPU seconds per node + the CPU seconds the services spent per
+node). The prediction for P processes is the least of
 the limits that apply, and the resource giving it is the one that limits first.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 
@@ -32,7 +34,8 @@ class Limit(StrEnum):
     BOX_CPU = "CPU of this machine (workers, PostgreSQL, Redis share it)"
     WORKER_CPU = "worker CPU"
     POSTGRES = "PostgreSQL commits"
-    REDIS = "Redis commands"
+    REDIS = "SyncPoint Redis commands"
+    BROKER = "broker Redis commands"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,8 @@ class PerNode:
 
     instructions: float  # worker instructions (callgrind)
     pg_transactions: float  # commits (pg_stat_database)
-    redis_commands: float  # commands (INFO commandstats)
+    redis_commands: float  # commands to the SyncPoint (and results) Redis (INFO commandstats)
+    broker_commands: float = 0.0  # commands to the broker's Redis (INFO commandstats)
     other_cpu_seconds: float = 0.0  # CPU of PostgreSQL, Redis and the benchmark on this box
 
 
@@ -63,6 +67,8 @@ class ShapeRun:
     width: int  # the most nodes the shape lets run at once
     per_node: PerNode
     nodes_per_s: Mapping[int, float]  # worker processes -> measured nodes/s
+    # worker processes -> cores that other work on the machine kept busy meanwhile
+    other_cores: Mapping[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -102,6 +108,7 @@ class ShapeModel:
             Limit.BOX_CPU: r.cores / (self.worker_cpu_seconds + p.other_cpu_seconds),
             Limit.POSTGRES: _per(r.pg_commits_per_s, p.pg_transactions),
             Limit.REDIS: _per(r.redis_commands_per_s, p.redis_commands),
+            Limit.BROKER: _per(r.redis_commands_per_s, p.broker_commands),
         }
 
     def first_limit(self) -> tuple[Limit, float]:
@@ -110,15 +117,23 @@ class ShapeModel:
         fleet = {k: v for k, v in self.resource_limits().items() if k is not Limit.BOX_CPU}
         return min(fleet.items(), key=lambda item: item[1])
 
+    def box_limit(self, processes: int) -> float:
+        """The machine's CPU limit with what other work on it used while `processes` ran."""
+        other = self.run.other_cores.get(processes, 0.0)
+        free = max(0.0, self.rates.cores - other)
+        seconds = self.worker_cpu_seconds + self.run.per_node.other_cpu_seconds
+        return free / seconds
+
     def predict(self, processes: int) -> Prediction:
         """nodes/s on the measuring machine with `processes` worker processes: the least of
-        the shape's limit, the machine's CPU, PostgreSQL and Redis."""
+        the shape's limit, the machine's CPU that other work left, PostgreSQL and Redis."""
         limits = self.resource_limits()
         candidates = {
             Limit.SHAPE: self.shape_limit(processes),
-            Limit.BOX_CPU: limits[Limit.BOX_CPU],
+            Limit.BOX_CPU: self.box_limit(processes),
             Limit.POSTGRES: limits[Limit.POSTGRES],
             Limit.REDIS: limits[Limit.REDIS],
+            Limit.BROKER: limits[Limit.BROKER],
         }
         limit, value = min(candidates.items(), key=lambda item: item[1])
         return Prediction(processes, value, limit, self.run.nodes_per_s.get(processes))
@@ -151,6 +166,8 @@ class FleetNeeds:
     pg_cores: float
     redis_commands_per_s: float
     redis_shards: int  # single-threaded Redis instances (Redis Cluster primaries)
+    broker_commands_per_s: float
+    broker_share: float  # of one Redis instance: the broker's queue is one key
 
 
 def fleet_needs(
@@ -161,10 +178,12 @@ def fleet_needs(
     pg_commits_per_core: float,
     redis_commands_per_shard: float,
 ) -> FleetNeeds:
-    """Worker cores, PostgreSQL commits and cores, Redis commands and shards for a rate, with a
-    stated speed of a server core, commits per PostgreSQL core and commands per Redis shard."""
+    """Worker cores, PostgreSQL commits and cores, SyncPoint Redis commands and shards, and the
+    broker's commands (and its share of one Redis) for a rate, with a stated speed of a server
+    core, commits per PostgreSQL core and commands per Redis instance."""
     commits = nodes_per_s * per_node.pg_transactions
     commands = nodes_per_s * per_node.redis_commands
+    broker = nodes_per_s * per_node.broker_commands
     return FleetNeeds(
         nodes_per_s=nodes_per_s,
         worker_cores=nodes_per_s * per_node.instructions / server_core_instructions_per_s,
@@ -172,4 +191,6 @@ def fleet_needs(
         pg_cores=commits / pg_commits_per_core,
         redis_commands_per_s=commands,
         redis_shards=max(1, math.ceil(commands / redis_commands_per_shard)),
+        broker_commands_per_s=broker,
+        broker_share=broker / redis_commands_per_shard,
     )

@@ -49,3 +49,11 @@ def cpu_seconds(pids: Iterable[int]) -> float:
 def tree_cpu_seconds(pid: int) -> float:
     """CPU seconds of `pid` and of its children (a postmaster's backends, a pool's workers)."""
     return cpu_seconds([pid, *children(pid)])
+
+
+def machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has spent not idle (steal included: a core the
+    hypervisor gave to someone else was not ours either), from /proc/stat."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / _TICKS

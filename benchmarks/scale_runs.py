@@ -20,8 +20,13 @@ from typing import Any
 
 from benchmarks.baseline import run_operation
 from benchmarks.config import Stage
-from benchmarks.cpu_time import cpu_seconds, tree_cpu_seconds, user_system_seconds
-from benchmarks.services import StackWatcher, Workers, pg_connect
+from benchmarks.cpu_time import (
+    cpu_seconds,
+    machine_busy_seconds,
+    tree_cpu_seconds,
+    user_system_seconds,
+)
+from benchmarks.services import PrivateRedis, StackWatcher, Workers, pg_connect
 
 # A backend reports its transactions to pg_stat_database at most once a second while busy and
 # within 10 s (PGSTAT_IDLE_INTERVAL) once idle: counts are read after a quiet spell this long.
@@ -33,18 +38,24 @@ _OWN_COMMANDS = frozenset({"info"})  # the benchmark's own snapshots of commands
 
 @dataclass(frozen=True)
 class Services:
-    """The run's own services, and the processes whose CPU it reads."""
+    """The run's own services, and the processes whose CPU it reads: PostgreSQL, the
+    SyncPoint (and results) redis-server, the broker's redis-server."""
 
     stage: Stage
+    broker: PrivateRedis
     database: str
     postmaster_pid: int
 
-    @property
-    def redis_pid(self) -> int:
-        proc = self.stage.redis.proc
-        if proc is None:
-            raise RuntimeError("the benchmark's redis-server is not running")
-        return proc.pid
+    def env(self, events: str) -> dict[str, str]:
+        return self.stage.env(events, broker_port=self.broker.port)
+
+    def redis_pids(self) -> dict[str, int]:
+        found = {}
+        for name, server in (("redis", self.stage.redis), ("broker", self.broker)):
+            if server.proc is None:
+                raise RuntimeError(f"the benchmark's {name} redis-server is not running")
+            found[name] = server.proc.pid
+        return found
 
 
 def postmaster_pid(data_dir: Path) -> int:
@@ -61,9 +72,9 @@ def _pg_transactions(admin: Any, database: str) -> tuple[int, int]:
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
-def _redis_commands(services: Services) -> dict[str, tuple[int, int]]:
+def _redis_commands(server: PrivateRedis) -> dict[str, tuple[int, int]]:
     """calls and usec of each command, from INFO commandstats."""
-    stats: Mapping[str, Any] = services.stage.redis.client(0).info("commandstats")
+    stats: Mapping[str, Any] = server.client(0).info("commandstats")
     found = {}
     for key, value in stats.items():
         name = key.removeprefix("cmdstat_")
@@ -80,9 +91,29 @@ def _cpu(services: Services, workers: list[int]) -> dict[str, float]:
         "workers_user": user,
         "workers_system": system,
         "postgres": tree_cpu_seconds(services.postmaster_pid),
-        "redis": cpu_seconds([services.redis_pid]),
+        **{name: cpu_seconds([pid]) for name, pid in services.redis_pids().items()},
         "benchmark": cpu_seconds([os.getpid()]),
     }
+
+
+def _ours(cpu: Mapping[str, float]) -> float:
+    return sum(cpu[k] for k in ("workers", "postgres", "redis", "broker", "benchmark"))
+
+
+def _difference(
+    after: Mapping[str, tuple[int, int]], before: Mapping[str, tuple[int, int]]
+) -> dict[str, tuple[int, int]]:
+    found = {}
+    for name, (calls, usec) in after.items():
+        was = before.get(name, (0, 0))
+        if calls != was[0]:
+            found[name] = (calls - was[0], usec - was[1])
+    return found
+
+
+def _per_node(commands: Mapping[str, tuple[int, int]], nodes: int) -> dict[str, float]:
+    ordered = sorted(commands.items(), key=lambda item: -item[1][0])
+    return {name: calls / nodes for name, (calls, _) in ordered}
 
 
 class _Costs:
@@ -96,34 +127,31 @@ class _Costs:
         time.sleep(PG_STAT_QUIET)
         self.xacts = _pg_transactions(self.admin, self.services.database)
         self.polls = self.watcher.queries
-        self.commands = _redis_commands(self.services)
+        self.commands = _redis_commands(self.services.stage.redis)
+        self.broker = _redis_commands(self.services.broker)
         self.cpu = _cpu(self.services, self.workers)
 
     def stop(self, nodes: int) -> dict[str, Any]:
         time.sleep(SETTLE)
         cpu = _cpu(self.services, self.workers)
-        commands = _redis_commands(self.services)
+        commands = _redis_commands(self.services.stage.redis)
+        broker = _redis_commands(self.services.broker)
         time.sleep(PG_STAT_QUIET)
         commit, rollback = _pg_transactions(self.admin, self.services.database)
         # The watcher's polls are transactions of the same database, not the workers'.
         polls = self.watcher.queries - self.polls
-        by_command = {
-            name: (
-                calls - self.commands.get(name, (0, 0))[0],
-                usec - self.commands.get(name, (0, 0))[1],
-            )
-            for name, (calls, usec) in commands.items()
-        }
-        by_command = {k: v for k, v in by_command.items() if v[0]}
+        by_command = _difference(commands, self.commands)
+        by_broker = _difference(broker, self.broker)
         return {
             "nodes": nodes,
             "pg_commits": (commit - self.xacts[0] - polls) / nodes,
             "pg_rollbacks": (rollback - self.xacts[1]) / nodes,
             "redis_commands": sum(c for c, _ in by_command.values()) / nodes,
             "redis_usec": sum(u for _, u in by_command.values()) / nodes,
-            "redis_by_command": {
-                k: v[0] / nodes for k, v in sorted(by_command.items(), key=lambda kv: -kv[1][0])
-            },
+            "redis_by_command": _per_node(by_command, nodes),
+            "broker_commands": sum(c for c, _ in by_broker.values()) / nodes,
+            "broker_usec": sum(u for _, u in by_broker.values()) / nodes,
+            "broker_by_command": _per_node(by_broker, nodes),
             "cpu_seconds": {k: (cpu[k] - self.cpu[k]) / nodes for k in cpu},
         }
 
@@ -194,7 +222,7 @@ def run_shapes(
     from conv_tasks.tasks.app import app
 
     stage, logs = services.stage, services.stage.log_dir
-    workers = Workers("conv_tasks.tasks.app", stage.env(events), stage.log_dir, "scale")
+    workers = Workers("conv_tasks.tasks.app", services.env(events), stage.log_dir, "scale")
     workers.start(max(processes), pool="solo", concurrency=1)
     client = Client(tenant="bench-scale", timeout=timeout)
     watcher = StackWatcher(stage.database_url)
@@ -203,6 +231,7 @@ def run_shapes(
     samples: dict[int, dict[str, list[float]]] = {p: {s: [] for s in shapes} for p in processes}
     cpu: dict[int, dict[str, list[float]]] = {p: {s: [] for s in shapes} for p in processes}
     load: dict[int, list[float]] = {p: [] for p in processes}
+    others: dict[int, list[float]] = {p: [] for p in processes}
     counted: dict[str, Any] = {}
     try:
         workers.wait_ready(app)
@@ -232,12 +261,19 @@ def run_shapes(
                 load[count].append(os.getloadavg()[0])
                 for shape in shapes:
                     pids = [p.pid for p in workers.procs[:count]]
+                    all_pids = [p.pid for p in workers.procs]
                     before = _cpu(services, pids)["workers"]
+                    ours, busy = _ours(_cpu(services, all_pids)), machine_busy_seconds()
+                    start = time.perf_counter()
                     name = f"{shape}-p{count}-{repeat}"
                     rate, nodes = _create(client, watcher, shape, size, name, timeout, logs)
                     samples[count][shape].append(rate)
                     used = _cpu(services, pids)["workers"] - before
                     cpu[count][shape].append(used / nodes)
+                    # Cores that other work on the machine kept busy during the create.
+                    mine = _ours(_cpu(services, all_pids)) - ours
+                    theirs = machine_busy_seconds() - busy - mine
+                    others[count].append(max(0.0, theirs) / (time.perf_counter() - start))
     finally:
         costs.close()
         watcher.close()
@@ -245,6 +281,7 @@ def run_shapes(
     return {
         "counted": counted,
         "load_average": load,
+        "other_cores": {count: median(found) for count, found in others.items() if found},
         "by_processes": {
             count: {
                 shape: {

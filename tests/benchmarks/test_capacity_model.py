@@ -11,8 +11,11 @@ from benchmarks.capacity import Limit, PerNode, Rates, ShapeRun, fit, fleet_need
 RATES = Rates(
     cores=2, core_instructions_per_s=1e9, pg_commits_per_s=10_000, redis_commands_per_s=100_000
 )
-# 5 ms of a core per node in the worker, 3 ms in the services; 2 commits, 10 commands.
-NODE = PerNode(instructions=5e6, pg_transactions=2, redis_commands=10, other_cpu_seconds=0.003)
+# 5 ms of a core per node in the worker, 3 ms in the services; 2 commits, 10 SyncPoint and 4
+# broker commands.
+NODE = PerNode(
+    5e6, pg_transactions=2, redis_commands=10, broker_commands=4, other_cpu_seconds=0.003
+)
 
 
 def test_each_resource_limit_is_its_capacity_over_the_node_cost() -> None:
@@ -24,6 +27,7 @@ def test_each_resource_limit_is_its_capacity_over_the_node_cost() -> None:
             Limit.BOX_CPU: 2 / (0.005 + 0.003),  # 250
             Limit.POSTGRES: 10_000 / 2,  # 5,000
             Limit.REDIS: 100_000 / 10,  # 10,000
+            Limit.BROKER: 100_000 / 4,  # 25,000
         }
     )
     assert model.first_limit() == (Limit.WORKER_CPU, pytest.approx(400))
@@ -50,6 +54,18 @@ def test_a_wide_fan_scales_until_the_machine_cpu_binds() -> None:
     assert four.measured is None and four.ratio is None
 
 
+def test_other_work_on_the_machine_leaves_fewer_cores() -> None:
+    run = ShapeRun("fan", 998, NODE, {1: 100.0, 2: 150.0}, other_cores={2: 0.8})
+    model = fit(RATES, run)
+    # 1.2 of the 2 cores left: 1.2 / 8 ms = 150 nodes/s.
+    assert model.box_limit(2) == pytest.approx(150)
+    assert model.predict(2).limit is Limit.BOX_CPU
+    assert model.predict(2).ratio == pytest.approx(1.0)
+    assert model.box_limit(1) == pytest.approx(250)  # nothing else measured at one process
+    busy = fit(RATES, ShapeRun("fan", 998, NODE, {1: 100.0}, other_cores={1: 3.0}))
+    assert busy.box_limit(1) == 0.0
+
+
 def test_a_narrow_fan_is_capped_by_its_width() -> None:
     model = fit(RATES, ShapeRun("fan", 3, NODE, {1: 10.0}))
     assert model.shape_limit(2) == pytest.approx(20)
@@ -64,7 +80,12 @@ def test_postgres_or_redis_limits_when_nodes_commit_or_call_a_lot() -> None:
     heavy_redis = PerNode(instructions=1e5, pg_transactions=0, redis_commands=5000)
     model = fit(RATES, ShapeRun("fan", 998, heavy_redis, {1: 1000.0}))
     assert model.resource_limits()[Limit.POSTGRES] == math.inf
+    assert model.resource_limits()[Limit.BROKER] == math.inf
     assert model.first_limit() == (Limit.REDIS, pytest.approx(20))
+    heavy_broker = PerNode(1e5, 1, 1, broker_commands=2000)
+    model = fit(RATES, ShapeRun("fan", 998, heavy_broker, {1: 1000.0}))
+    assert model.first_limit() == (Limit.BROKER, pytest.approx(50))
+    assert model.predict(2).limit is Limit.BROKER
 
 
 def test_fit_needs_a_one_process_run_and_a_cost() -> None:
@@ -88,6 +109,9 @@ def test_fleet_needs_scale_with_the_rate() -> None:
     assert thousand.pg_cores == pytest.approx(2)
     assert thousand.redis_commands_per_s == pytest.approx(10_000)
     assert thousand.redis_shards == 1
+    assert thousand.broker_commands_per_s == pytest.approx(4000)
+    assert thousand.broker_share == pytest.approx(0.05)
     ten_thousand = fleet_needs(NODE, 10_000, **assumptions)
     assert ten_thousand.worker_cores == pytest.approx(20)
     assert ten_thousand.redis_shards == 2  # 100,000 commands/s over 80,000 a shard
+    assert ten_thousand.broker_share == pytest.approx(0.5)
