@@ -13,7 +13,9 @@ bare relay / fan-in) and waits until it is done, then dumps them
 (`callgrind_control --dump`). Instructions per node are the difference between
 the two sizes divided by the difference of their resource (or hop) counts, so
 what every operation costs once (the request, the stack's end, the idle loop
-while settling) cancels out. The worker's own start-up is never counted.
+while settling) cancels out. The worker's own start-up is never counted. The
+idle worker's rate (instructions per second with nothing to do) is printed
+too: a run that takes longer also counts more of it.
 
 Callgrind runs Python about 50 times slower: the default sizes are small (50
 and 150 resources), and a run of every shape takes a few minutes. Each dump
@@ -175,6 +177,20 @@ def _measure(worker: CallgrindWorker, stage: Stage, work: Any) -> tuple[int, int
     return instructions, stage.redis.command_calls("lpush") - pushes, seconds, path
 
 
+IDLE_SECONDS = 10.0
+
+
+def _idle_rate(worker: CallgrindWorker) -> float:
+    """Instructions per second of the worker with nothing to do (its event loop, timers,
+    heartbeats): the part of a longer run's difference that is time, not nodes."""
+    worker.zero()
+    time.sleep(IDLE_SECONDS)
+    instructions, _ = worker.dump()
+    rate = instructions / IDLE_SECONDS
+    print(f"{worker.label} worker idle: {rate:,.0f} instructions/s", flush=True)
+    return rate
+
+
 def _count(
     shape: str,
     sizes: tuple[int, int],
@@ -211,6 +227,7 @@ def count_bare(stage: Stage, shapes: list[str], sizes: tuple[int, int]) -> list[
         worker.wait_ready(bare_app.app)
         relay(keys, 5)  # warm up: connections, imports
         fan_in(keys, 5)
+        _idle_rate(worker)
         counts = []
         for shape in shapes:
             if shape == "bare-hop":
@@ -237,6 +254,7 @@ def count_engine(stage: Stage, shapes: list[str], sizes: tuple[int, int]) -> lis
         worker.wait_ready(app)
         for shape in shapes:  # warm up: connections, imports, each shape's code paths
             run_operation(client, watcher, shape, 5, "create", f"warm-{shape}", START_TIMEOUT)
+        _idle_rate(worker)
         counts = []
         for shape in shapes:
 

@@ -23,6 +23,14 @@ kept them) and come back after the visibility timeout, as for a killed
 worker. Remove it once a kombu release no longer builds a pool from a
 detached transport.
 
+It also keeps one Redis client per channel and pool for the commands kombu
+runs outside the consumer's BRPOP (publish, acknowledge, the unacknowledged
+set): kombu's own builds a new `redis.Redis` for each, and each copies redis-py's
+table of about 170 response callbacks, some 3 to 4 times per task a worker runs.
+A client is a stateless front of its pool (the pool hands out the connections),
+so sharing it changes nothing but the cost; a new pool (after a reconnect) gets
+a new client.
+
 `register()` makes it what kombu's own scheme names `redis` and `rediss` mean,
 so the broker URL stays `redis://…` wherever it is shown or parsed again:
 Flower chooses its broker client by that URL's scheme (a `broker_transport`
@@ -46,6 +54,21 @@ DETACHED = "this broker channel belongs to a connection that was closed; reconne
 
 
 class Channel(kombu_redis.Channel):
+    _shared_client: Any = None
+
+    def _create_client(self, asynchronous: bool = False) -> Any:
+        if asynchronous:
+            return super()._create_client(asynchronous=True)
+        pool = self.pool
+        client = self._shared_client
+        if client is None or client.connection_pool is not pool:
+            client = self._shared_client = super()._create_client()
+        return client
+
+    def _disconnect_pools(self) -> None:
+        self._shared_client = None
+        super()._disconnect_pools()
+
     def _connparams(self, asynchronous: bool = False) -> dict[str, Any]:
         if self.connection is None or self.connection.client is None:
             raise RedisConnectionError(DETACHED)

@@ -2,14 +2,17 @@
 
 Each statement does a whole step: CTEs read and write together, RETURNING
 hands back what the step needs, and every write names the lease nonce that
-allows it. Text, not ORM: the hot path neither builds nor compiles SQL.
+allows it. Text, not ORM: the hot path neither builds nor compiles SQL. Each
+is compiled once, for psycopg's %(name)s parameters, and run on the driver's
+connection (conv_tasks.db.nodes).
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from sqlalchemy import TextClause, text
+from sqlalchemy import text
+from sqlalchemy.dialects.postgresql.psycopg import dialect as psycopg_dialect
 
 # Columns of a version that a node reads, in this order.
 COLUMNS = (
@@ -48,6 +51,14 @@ WRITABLE = frozenset(COLUMNS) - {
 }
 
 
+_DIALECT = psycopg_dialect()
+
+
+def _compiled(statement: str) -> str:
+    """`statement`, written with :name parameters, as psycopg runs it (%(name)s)."""
+    return str(text(statement).compile(dialect=_DIALECT))
+
+
 def columns(alias: str = "") -> str:
     """The columns a node reads, each prefixed with `alias`."""
     return ", ".join(f"{alias}{name}" for name in COLUMNS)
@@ -68,7 +79,7 @@ _INSERT_EVENTS = f"""INSERT INTO event (stack_id, resource_name, physical_id, ac
 # Claim: is the traversal current, take the lease on the targets (the head for an update
 # node; the versions to purge for a clean-up node), else note us as the waiter of one that
 # another node holds, and return the stack's state with every version of the resource.
-CLAIM = text(
+CLAIM = _compiled(
     f"""
 WITH st AS (
     SELECT current_traversal = :traversal AND raw_template_id = :template_id
@@ -119,7 +130,7 @@ ORDER BY v.version
 # Start a new version that takes over from the head we hold: insert it under our lease,
 # mark the head replaced (handing it the physical resource, for an update in place), release
 # the head, record the IN_PROGRESS event.
-START_VERSION = text(
+START_VERSION = _compiled(
     f"""
 WITH prior AS (
     SELECT id, waiter FROM resource WHERE id = :head_id AND lock_nonce = :nonce FOR UPDATE
@@ -160,7 +171,7 @@ SELECT new.*, true AS held, (SELECT woken FROM old) AS woken FROM new
 # still as the node read it (complete, holding its resource, of that definition) and no node
 # holds a lease on it: a clean-up that leased it (and may have died holding the lease) may have
 # begun deleting it; one that let go either did nothing to it or recorded what it did.
-REINSTATE = text(
+REINSTATE = _compiled(
     f"""
 WITH prior AS (
     SELECT id, waiter FROM resource WHERE id = :head_id AND lock_nonce = :nonce FOR UPDATE
@@ -190,7 +201,7 @@ SELECT keep.*, true AS held, (SELECT woken FROM old) AS woken FROM keep
 )
 
 # Delete versions we hold (purged by a clean-up node), with their events.
-DROP = text(
+DROP = _compiled(
     f"""
 WITH gone AS (
     DELETE FROM resource WHERE id = ANY(CAST(:ids AS bigint[])) AND lock_nonce = :nonce
@@ -206,7 +217,7 @@ SELECT id, woken FROM gone
 )
 
 # Is the node `waiter` names still written down as waiting for a version of the resource?
-WAITING = text(
+WAITING = _compiled(
     """
 SELECT EXISTS (
     SELECT 1 FROM resource WHERE stack_id = :stack_id AND name = :name AND waiter = :waiter
@@ -214,14 +225,14 @@ SELECT EXISTS (
 """
 )
 
-EVENT = text(
+EVENT = _compiled(
     """
 INSERT INTO event (stack_id, resource_name, physical_id, action, status, reason, traversal)
 VALUES (:stack_id, :name, NULL, :action, :status, :reason, :traversal)
 """
 )
 
-OUTPUTS = text(
+OUTPUTS = _compiled(
     """
 SELECT DISTINCT ON (name) name, attr_data FROM resource
 WHERE stack_id = :stack_id AND name = ANY(CAST(:names AS text[])) AND replaced_by IS NULL
@@ -231,14 +242,14 @@ ORDER BY name, version DESC
 
 # A stored template as JSON text; its facade is null (or NULL) unless it is a nested
 # stack's.
-TEMPLATE = text(
+TEMPLATE = _compiled(
     "SELECT template::text, parameters::text, environment::text, files::text, facade::text "
     "FROM raw_template WHERE id = :id"
 )
 
 
 @lru_cache(maxsize=64)
-def write_statement(fields: tuple[str, ...], release: bool, purge: bool) -> TextClause:
+def write_statement(fields: tuple[str, ...], release: bool, purge: bool) -> str:
     """The statement writing `fields` on a version we hold; built once per shape."""
     assign = [
         f"{name} = CAST(:f_{name} AS jsonb)" if name in JSON_COLUMNS else f"{name} = :f_{name}"
@@ -258,7 +269,7 @@ purged AS (
         else ""
     )
     tail = "\nUNION ALL SELECT 'purged', woken FROM purged" if purge else ""
-    return text(
+    return _compiled(
         f"""
 WITH prior AS (
     SELECT id, waiter FROM resource WHERE id = :id AND lock_nonce = :nonce FOR UPDATE

@@ -5,7 +5,12 @@ version of its resource), may start a new version, writes its outcome, or
 drops purged versions. Each operation is a single SQL statement built once
 (conv_tasks.db.node_statements: CTEs and RETURNING do the reading, writing,
 event and waking together), run on an autocommit connection: one round
-trip, atomic by itself. Every write
+trip, atomic by itself. The statements go straight to the psycopg connection
+under the SQLAlchemy one, compiled once: SQLAlchemy's execution and result
+layers cost a node more CPU than the rest of its repository work (issue 23).
+Its exceptions are still SQLAlchemy's (IntegrityError, OperationalError: what
+callers and TRANSIENT_FAULTS expect), without parameters, and a connection that
+broke is invalidated so that the pool does not lend it again. Every write
 names the lease nonce that allows it, so a node whose lease was taken over
 writes nothing. A statement that releases a lease also returns the node that
 waited for it, so waking a waiter costs nothing when nobody waits.
@@ -19,12 +24,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, RowMapping
-from sqlalchemy.exc import IntegrityError
+import psycopg
+from psycopg.rows import tuple_row
+from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from conv_tasks.db import node_statements as sql
-from conv_tasks.db.node_statements import WRITABLE
+from conv_tasks.db.node_statements import COLUMNS, WRITABLE
 from conv_tasks.db.sealed_columns import open_column
+from conv_tasks.db.session import count_statement
 from conv_tasks.db.validation import require_fields, require_id, require_positive, require_uuid
 from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 
@@ -99,39 +107,49 @@ class Written:
     woken: tuple[str, ...] = ()
 
 
-def _version(row: RowMapping, held: bool, sealer: Sealer = PLAINTEXT) -> ResourceVersion:
-    def opened(column: str) -> Any:
-        return open_column(sealer, "resource", column, row[column]) or {}
+_WIDTH = len(COLUMNS)
+# Where a claim row's version columns begin: after the stack's state, `queued` and `held`.
+_CLAIM_VERSION_AT = 8
 
+
+def _version(
+    row: Sequence[Any], held: bool, sealer: Sealer = PLAINTEXT, at: int = 0
+) -> ResourceVersion:
+    """The version whose columns (in COLUMNS' order) begin at `at` in `row`."""
+    (
+        id_, name, version, type_, physical_id, action, status, status_reason, template_id,
+        properties, attributes, plugin_data, definition_hash, requires, deletion_policy,
+        replaces, replaced_by, lock_nonce, action_started_at, action_deadline, interrupt_reason,
+    ) = row[at : at + _WIDTH]  # fmt: skip
     return ResourceVersion(
-        id=row["id"],
-        name=row["name"],
-        version=row["version"],
-        type=row["type"],
-        physical_id=row["physical_id"],
-        action=row["action"],
-        status=row["status"],
-        status_reason=row["status_reason"] or "",
-        template_id=row["template_id"],
-        properties=opened("properties_data"),
-        attributes=opened("attr_data"),
-        plugin_data=opened("plugin_data"),
-        definition_hash=row["definition_hash"],
-        requires=tuple(row["requires"] or ()),
-        deletion_policy=row["deletion_policy"],
-        replaces=row["replaces"],
-        replaced_by=row["replaced_by"],
-        lock_nonce=row["lock_nonce"],
-        action_started_at=row["action_started_at"],
-        action_deadline=row["action_deadline"],
-        interrupt_reason=row["interrupt_reason"],
+        id=id_,
+        name=name,
+        version=version,
+        type=type_,
+        physical_id=physical_id,
+        action=action,
+        status=status,
+        status_reason=status_reason or "",
+        template_id=template_id,
+        properties=open_column(sealer, "resource", "properties_data", properties) or {},
+        attributes=open_column(sealer, "resource", "attr_data", attributes) or {},
+        plugin_data=open_column(sealer, "resource", "plugin_data", plugin_data) or {},
+        definition_hash=definition_hash,
+        requires=tuple(requires or ()),
+        deletion_policy=deletion_policy,
+        replaces=replaces,
+        replaced_by=replaced_by,
+        lock_nonce=lock_nonce,
+        action_started_at=action_started_at,
+        action_deadline=action_deadline,
+        interrupt_reason=interrupt_reason,
         held=held,
     )
 
 
 def version_of(row: Mapping[str, Any], sealer: Sealer = PLAINTEXT) -> ResourceVersion:
     """A resource version from its row's columns, as a node would read it (not held)."""
-    return _version(row, False, sealer)  # type: ignore[arg-type]
+    return _version([row[name] for name in COLUMNS], False, sealer)
 
 
 def _event_params(events: Sequence[NodeEvent], rids: Sequence[int]) -> dict[str, list[Any]]:
@@ -168,11 +186,29 @@ class NodeStore:
         sealer: Sealer = PLAINTEXT,
     ) -> None:
         self._conn = conn
+        driver = conn.connection.driver_connection
+        if not isinstance(driver, psycopg.Connection):
+            raise TypeError(f"a node store runs on psycopg 3, not {type(driver).__name__}")
+        self._driver: psycopg.Connection[Any] = driver
         self._sealer = sealer
         self.stack_id = require_uuid(stack_id, "stack_id")
         self.traversal = require_uuid(traversal, "traversal")
         self.template_id = require_id(template_id, "template_id")
         self.nonce = require_uuid(nonce, "nonce")
+
+    def _run(self, query: str, params: Mapping[str, Any], *, rows: bool = True) -> list[Any]:
+        """One statement on the driver's connection; its rows as tuples."""
+        count_statement()
+        try:
+            with self._driver.cursor(row_factory=tuple_row) as cursor:
+                cursor.execute(query, params)
+                return cursor.fetchall() if rows else []
+        except psycopg.Error as exc:
+            if self._driver.closed or self._driver.broken:
+                self._conn.invalidate()  # never lent again: the next node gets a fresh one
+            raise DBAPIError.instance(
+                query, params, exc, psycopg.Error, hide_parameters=True
+            ) from exc
 
     def claim(
         self, name: str, *, cleanup: bool, in_template: bool, ttl: float, waiter: str
@@ -184,7 +220,7 @@ class NodeStore:
         another node holds gets `waiter` recorded instead.
         """
         require_positive(ttl, "ttl")
-        rows = self._conn.execute(
+        rows = self._run(
             sql.CLAIM,
             {
                 "stack_id": self.stack_id,
@@ -197,23 +233,25 @@ class NodeStore:
                 "in_template": in_template,
                 "waiter": waiter,
             },
-        ).mappings()
+        )
         stack: StackState | None = None
         versions: list[ResourceVersion] = []
         queued = False
         for row in rows:
             if stack is None:
+                current, action, template_id, timeout_mins, started_at, tenant = row[:6]
                 stack = StackState(
-                    current=bool(row["is_current"]),
-                    action=row["stack_action"],
-                    template_id=row["raw_template_id"],
-                    timeout_mins=row["timeout_mins"],
-                    started_at=row["operation_started_at"],
-                    tenant=row["tenant"],
+                    current=bool(current),
+                    action=action,
+                    template_id=template_id,
+                    timeout_mins=timeout_mins,
+                    started_at=started_at,
+                    tenant=tenant,
                 )
-                queued = bool(row["queued"])
-            if row["id"] is not None:
-                versions.append(_version(row, bool(row["held"]), self._sealer))
+                queued = bool(row[6])
+            if row[_CLAIM_VERSION_AT] is not None:
+                held = bool(row[_CLAIM_VERSION_AT - 1])
+                versions.append(_version(row, held, self._sealer, _CLAIM_VERSION_AT))
         return Claim(stack, tuple(versions), queued)
 
     def start_version(
@@ -243,40 +281,40 @@ class NodeStore:
         params.update({name: _param(name, value, self._sealer) for name, value in fields.items()})
         params.setdefault("action_deadline", None)
         try:
-            row = self._conn.execute(sql.START_VERSION, params).mappings().first()
+            rows = self._run(sql.START_VERSION, params)
         except IntegrityError:
             # Another node made that version first (our lease had run out).
             return None, ()
-        if row is None:
+        return self._taken(rows)
+
+    def _taken(self, rows: list[Any]) -> tuple[ResourceVersion | None, tuple[str, ...]]:
+        """The version a statement returned under our lease (its columns, held, woken)."""
+        if not rows:
             return None, ()
-        return _version(row, True, self._sealer), tuple(w for w in (row["woken"],) if w)
+        row = rows[0]
+        woken = row[_WIDTH + 1]
+        return _version(row, True, self._sealer), (woken,) if woken else ()
 
     def reinstate(
         self, head: ResourceVersion, keep: ResourceVersion, *, reason: str, ttl: float
     ) -> tuple[ResourceVersion | None, tuple[str, ...]]:
         """`keep` becomes the head under our lease; None if it is no longer as read (another
         node leased it, or it changed)."""
-        row = (
-            self._conn.execute(
-                sql.REINSTATE,
-                {
-                    "head_id": head.id,
-                    "keep_id": keep.id,
-                    "keep_hash": keep.definition_hash,
-                    "nonce": self.nonce,
-                    "traversal": self.traversal,
-                    "stack_id": self.stack_id,
-                    "name": head.name,
-                    "reason": reason,
-                    "ttl": float(ttl),
-                },
-            )
-            .mappings()
-            .first()
+        rows = self._run(
+            sql.REINSTATE,
+            {
+                "head_id": head.id,
+                "keep_id": keep.id,
+                "keep_hash": keep.definition_hash,
+                "nonce": self.nonce,
+                "traversal": self.traversal,
+                "stack_id": self.stack_id,
+                "name": head.name,
+                "reason": reason,
+                "ttl": float(ttl),
+            },
         )
-        if row is None:
-            return None, ()
-        return _version(row, True, self._sealer), tuple(w for w in (row["woken"],) if w)
+        return self._taken(rows)
 
     def write(
         self,
@@ -307,7 +345,7 @@ class NodeStore:
             **_event_params(events, [version.id] * len(events)),
         }
         params.update({f"f_{name}": _param(name, fields[name], self._sealer) for name in names})
-        rows = self._conn.execute(statement, params).all()
+        rows = self._run(statement, params)
         written = any(what == "written" for what, _ in rows)
         return Written(
             ok=written,
@@ -333,19 +371,17 @@ class NodeStore:
             "traversal": self.traversal,
             **_event_params([e for _, e in flat], [rid for rid, _ in flat]),
         }
-        rows = self._conn.execute(sql.DROP, params).all()
+        rows = self._run(sql.DROP, params)
         return frozenset(rid for rid, _ in rows), tuple(woken for _, woken in rows if woken)
 
     def waiting(self, name: str, waiter: str) -> bool:
         """Whether `waiter` is still written down as waiting for a version of `name`."""
-        found = self._conn.execute(
-            sql.WAITING, {"stack_id": self.stack_id, "name": name, "waiter": waiter}
-        ).scalar()
-        return bool(found)
+        rows = self._run(sql.WAITING, {"stack_id": self.stack_id, "name": name, "waiter": waiter})
+        return bool(rows and rows[0][0])
 
     def event(self, name: str, action: str, status: str, reason: str) -> None:
         """Record an event about a resource that has no version to write on."""
-        self._conn.execute(
+        self._run(
             sql.EVENT,
             {
                 "stack_id": self.stack_id,
@@ -355,13 +391,12 @@ class NodeStore:
                 "reason": reason,
                 "traversal": self.traversal,
             },
+            rows=False,
         )
 
     def outputs(self, names: Iterable[str]) -> dict[str, Mapping[str, Any]]:
         """The stored outputs (attr_data) of the head versions of `names`."""
-        rows = self._conn.execute(
-            sql.OUTPUTS, {"stack_id": self.stack_id, "names": sorted(set(names))}
-        ).all()
+        rows = self._run(sql.OUTPUTS, {"stack_id": self.stack_id, "names": sorted(set(names))})
         return {
             name: open_column(self._sealer, "resource", "attr_data", data) or {}
             for name, data in rows
@@ -371,9 +406,10 @@ class NodeStore:
         """A stored template, its parameters, environment, files and facade (JSON null, or
         None for rows from before migration 0010, when it is not a nested stack's), as JSON
         text; None if it is gone."""
-        row = self._conn.execute(sql.TEMPLATE, {"id": template_id}).first()
-        if row is None:
+        rows = self._run(sql.TEMPLATE, {"id": template_id})
+        if not rows:
             return None
+        row = rows[0]
         names = ("template", "parameters", "environment", "files", "facade")
         texts = [
             self._sealer.open_json_text(text, where=f"raw_template.{name}")

@@ -37,7 +37,9 @@ def statement_count() -> int:
     return _statement_count
 
 
-def _count_statement(*_args: object, **_kwargs: object) -> None:
+def count_statement(*_args: object, **_kwargs: object) -> None:
+    """Count one statement sent (an engine event, or a node statement run on the driver's
+    connection, which SQLAlchemy does not see)."""
     global _statement_count
     _statement_count += 1
 
@@ -79,7 +81,7 @@ def _engine(url: str | None, autocommit: bool) -> Engine:
             engine = create_engine(
                 driver_url(url), pool_pre_ping=True, pool_size=5, max_overflow=10
             )
-        event.listen(engine, "before_cursor_execute", _count_statement)
+        event.listen(engine, "before_cursor_execute", count_statement)
         _engines[key] = engine
     return engine
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from conv_tasks.limits import MAX_MESSAGE_BYTES, MAX_MESSAGE_DEPTH, MAX_NAME_CHARS
@@ -30,6 +31,13 @@ _SIGNATURE_LISTS = ("callbacks", "errbacks", "chain")
 _CELERY_TASKS = frozenset({"celery.backend_cleanup"})
 
 
+# The types a decoded JSON message is made of that hold nothing: checked by exact type first,
+# since an isinstance check against Mapping (an ABC) costs several times more, on every
+# header of every message.
+_TEXT_TYPES = (str, bytes)
+_PLAIN_TYPES = (int, float, bool, type(None))
+
+
 def _too_large(value: object) -> str | None:
     """Whether a decoded value is larger or deeper than a message may be, walked without
     recursion."""
@@ -37,17 +45,20 @@ def _too_large(value: object) -> str | None:
     stack: list[tuple[object, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str | bytes):
-            chars += len(item)
-        else:
+        kind = type(item)
+        if kind in _TEXT_TYPES:
+            chars += len(item)  # type: ignore[arg-type]
+        elif kind in _PLAIN_TYPES:
             chars += 8
-        if isinstance(item, Mapping | list | tuple):
-            if depth > MAX_MESSAGE_DEPTH:
-                return f"nested more than {MAX_MESSAGE_DEPTH} levels deep (MAX_MESSAGE_DEPTH)"
-            pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
-            for key, inner in pairs:
-                stack.append((key, depth + 1))
-                stack.append((inner, depth + 1))
+        else:
+            chars += len(item) if isinstance(item, str | bytes) else 8
+            if isinstance(item, Mapping | list | tuple):
+                if depth > MAX_MESSAGE_DEPTH:
+                    return f"nested more than {MAX_MESSAGE_DEPTH} levels deep (MAX_MESSAGE_DEPTH)"
+                pairs = item.items() if isinstance(item, Mapping) else enumerate(item)
+                for key, inner in pairs:
+                    stack.append((key, depth + 1))
+                    stack.append((inner, depth + 1))
         if chars > MAX_MESSAGE_BYTES:
             return f"larger than the limit of {MAX_MESSAGE_BYTES} bytes (MAX_MESSAGE_BYTES)"
     return None
@@ -161,14 +172,31 @@ def body_problem(task: str, payload: object) -> str | None:
     return None
 
 
-def arguments_problem(task: str, run: Callable[..., Any], args: Any, kwargs: Any) -> str | None:
-    """Whether the task's function takes these arguments (else a TypeError in the pool)."""
+@lru_cache(maxsize=256)
+def _function_signature(run: Callable[..., Any]) -> inspect.Signature | None:
+    """The signature of a task's function, read once per function (None: it has none)."""
     try:
         # The function Celery calls, not one it wraps: a public task takes any keyword
         # arguments, and refuses the wrong ones itself, naming each.
-        signature = inspect.signature(run, follow_wrapped=False)
+        return inspect.signature(run, follow_wrapped=False)
     except (TypeError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=256)
+def _takes_any_keywords(signature: inspect.Signature) -> bool:
+    """Whether the signature is `(**kwargs)` alone: any keyword arguments bind, no others."""
+    kinds = [p.kind for p in signature.parameters.values()]
+    return kinds == [inspect.Parameter.VAR_KEYWORD]
+
+
+def arguments_problem(task: str, run: Callable[..., Any], args: Any, kwargs: Any) -> str | None:
+    """Whether the task's function takes these arguments (else a TypeError in the pool)."""
+    signature = _function_signature(run)
+    if signature is None:
         return None  # nothing to check against
+    if not args and _takes_any_keywords(signature) and all(isinstance(k, str) for k in kwargs):
+        return None  # what bind() would say, without building a binding (every graph node)
     try:
         signature.bind(*args, **kwargs)
     except TypeError as exc:

@@ -18,13 +18,15 @@ from multiprocessing import get_context
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
+from sqlalchemy.exc import OperationalError
 
 from conv_tasks.db.models import Event, Resource, Stack
 from conv_tasks.db.nodes import NodeEvent, NodeStore
 from conv_tasks.db.session import driver_url, node_connection, session_scope, statement_count
 from conv_tasks.db.templates import Templates
 from conv_tasks.errors import InvalidInput
+from conv_tasks.faults import TRANSIENT_FAULTS
 
 CONTENDERS = 8
 
@@ -378,6 +380,27 @@ def test_node_statements_run_prepared_with_generic_plans(database_url: str) -> N
             "SELECT generic_plans FROM pg_prepared_statements WHERE statement LIKE '%%WITH st AS%%'"
         ).scalars()
         assert max(plans, default=0) >= 1
+
+
+def test_a_connection_lost_under_a_statement_is_transient_and_never_lent_again(
+    database_url: str,
+) -> None:
+    """Node statements run on the psycopg connection itself: a lost connection must still
+    raise SQLAlchemy's OperationalError (a transient fault: the node is retried), without
+    its parameters, and must not go back to the pool for the next node."""
+    stack = _new_stack(database_url)
+    with _store(database_url, stack) as store:
+        pid = store._driver.info.backend_pid
+        with session_scope(database_url) as session:
+            session.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+        with pytest.raises(OperationalError) as info:
+            _claim(store)
+        assert isinstance(info.value, TRANSIENT_FAULTS)
+        assert store.nonce not in str(info.value)
+        assert store._conn.invalidated
+    for _ in range(3):  # the node pool holds two connections: none of them is the lost one
+        with _store(database_url, stack) as store:
+            assert _claim(store).stack is not None
 
 
 def test_database_urls_name_postgresql_and_get_its_driver() -> None:
