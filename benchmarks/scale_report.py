@@ -140,8 +140,9 @@ def print_honesty(cores: int, processes: Sequence[int]) -> None:
         _out(
             f"\nThis machine has {cores} cores, shared by the workers, PostgreSQL, Redis and the "
             f"benchmark: {', '.join(map(str, beyond))} worker processes cannot run faster than "
-            f"{cores} do, whatever a fleet would. The model's limit for them is the box's CPU; "
-            "a chain never scales with processes (one node at a time)."
+            f"{cores} do, whatever a fleet would. The model's limit for them is the box's CPU. "
+            "A chain runs one node at a time whatever the processes: a second one only starts "
+            "the next node while the first acknowledges its message and sends its event."
         )
 
 
