@@ -2,8 +2,10 @@
 processes, and, at one process, what each node costs the services.
 
 Every worker is `celery worker --pool solo` (one node at a time per process), on the
-benchmark's own PostgreSQL cluster and redis-server, so that every transaction counted in
-pg_stat_database and every command counted in INFO commandstats is the run's own. A stack's
+benchmark's own PostgreSQL cluster and redis-servers (SyncPoints and results on one, the broker
+on another), so that every transaction counted in pg_stat_database and every command counted
+in INFO commandstats is the run's own. The workers are started once; how many take messages
+is chosen with Celery's cancel_consumer and add_consumer. A stack's
 create is timed from the request to its row saying CREATE_COMPLETE (StackWatcher reads the row
 directly, no worker involved); nodes/s is resources / seconds, the median of the repeats.
 """
