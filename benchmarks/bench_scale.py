@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -94,6 +95,18 @@ def width(shape: str, size: int) -> int:
     return {"chain": 1, "fan": max(1, size - 2)}.get(shape, size)
 
 
+def check_tools(pg: Any, counting: bool) -> None:
+    """Stop with one line naming what is missing, before anything starts."""
+    needed = {"redis-benchmark": "redis-tools", "valgrind": "valgrind"}
+    if counting:
+        needed["callgrind_control"] = "valgrind"
+    for tool, package in needed.items():
+        if shutil.which(tool) is None:
+            raise SystemExit(f"bench-scale needs {tool}: install Debian's {package} package")
+    if not (pg.bin / "pgbench").exists():
+        raise SystemExit(f"bench-scale needs pgbench beside initdb in {pg.bin}")
+
+
 def measure_rates(pg: Any, redis_port: int) -> dict[str, Any]:
     print("measuring this machine: a core, PostgreSQL commits, Redis commands", flush=True)
     return {
@@ -138,6 +151,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     started = time.time()
     results: dict[str, Any] = {"revision": _engine_revision(), "args": vars(args)}
     try:
+        check_tools(pg, counting=not args.instructions)
         pg.init()
         pg.start()
         redis_server.start()
