@@ -118,11 +118,14 @@ class ShapeModel:
         return min(fleet.items(), key=lambda item: item[1])
 
     def box_limit(self, processes: int) -> float:
-        """The machine's CPU limit with what other work on it used while `processes` ran."""
+        """The machine's CPU limit with what other work on it used while `processes` ran;
+        never below what one process was measured to do: the machine did that much, so a
+        lower figure only says that the other work's share was misread (it yields cores to
+        ours when ours wants them)."""
         other = self.run.other_cores.get(processes, 0.0)
         free = max(0.0, self.rates.cores - other)
         seconds = self.worker_cpu_seconds + self.run.per_node.other_cpu_seconds
-        return free / seconds
+        return max(free / seconds, 1.0 / self.seconds_per_node)
 
     def predict(self, processes: int) -> Prediction:
         """nodes/s on the measuring machine with `processes` worker processes: the least of

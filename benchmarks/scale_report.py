@@ -129,7 +129,8 @@ def print_model(
             )
     _out(
         "others: cores that other work on the machine kept busy during the creates (/proc/stat "
-        "less this run's processes, median); the box's limit counts only the cores they left. "
+        "less this run's processes, median); the box's limit counts only the cores they left, "
+        "and is never below what one process did. "
         "load: 1-minute load average before the runs (the highest)"
     )
 

@@ -62,8 +62,18 @@ def test_other_work_on_the_machine_leaves_fewer_cores() -> None:
     assert model.predict(2).limit is Limit.BOX_CPU
     assert model.predict(2).ratio == pytest.approx(1.0)
     assert model.box_limit(1) == pytest.approx(250)  # nothing else measured at one process
-    busy = fit(RATES, ShapeRun("fan", 998, NODE, {1: 100.0}, other_cores={1: 3.0}))
-    assert busy.box_limit(1) == 0.0
+
+
+def test_the_machine_limit_is_never_below_what_one_process_did() -> None:
+    # Other work seemed to keep 1.5 cores busy: 0.5 / 8 ms = 62.5 nodes/s, but one process
+    # was measured at 100: the machine did that much.
+    run = ShapeRun("fan", 998, NODE, {1: 100.0, 2: 110.0}, other_cores={1: 1.5, 2: 1.5})
+    model = fit(RATES, run)
+    assert model.box_limit(1) == pytest.approx(100)
+    assert model.box_limit(2) == pytest.approx(100)
+    one, two = model.predict(1), model.predict(2)
+    assert (one.predicted, one.ratio) == (pytest.approx(100), pytest.approx(1.0))
+    assert (two.limit, two.predicted) == (Limit.BOX_CPU, pytest.approx(100))
 
 
 def test_a_narrow_fan_is_capped_by_its_width() -> None:
