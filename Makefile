@@ -6,7 +6,7 @@ JSON_SERVER := tools/json-server/node_modules/.bin/json-server
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fast lint chaos bench bench-quick bench-instructions bench-startup demo clean
+.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fast lint chaos bench bench-quick bench-instructions bench-scale bench-startup demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -124,6 +124,16 @@ bench-quick: setup services
 bench-instructions: setup services
 	./scripts/ensure-valgrind.sh
 	$(BIN)/python benchmarks/instructions_per_node.py
+
+# The capacity model: nodes/s of a chain and a 1 -> N -> 1 fan at 1, 2 and 4 worker processes,
+# what a node costs PostgreSQL (transactions), Redis (commands) and the worker (instructions,
+# by callgrind), and the model fitted to them (benchmarks/bench_scale.py,
+# docs/operations/fleet-sizing.md). On its own PostgreSQL cluster and redis-server; about
+# 6 minutes. Not part of `make test`.
+BENCH_SCALE_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-scale.json
+bench-scale: setup services
+	./scripts/ensure-valgrind.sh
+	$(BIN)/python benchmarks/bench_scale.py --json $(BENCH_SCALE_JSON)
 
 # What a CLI command's start-up costs, and what rich (and, when installed, pydantic-settings
 # and environs) would add to it: docs/development/libraries.md.
