@@ -149,6 +149,14 @@ class FleetCluster:
                 found[ended.group(1)] = last.pop(process.group(1))
         return found
 
+    def nodes_run(self, host: str) -> int:
+        """How many node tasks the worker of `host` has run since it started."""
+        destination = [f"{self.node(host)}@{socket.gethostname()}"]
+        answer = self.app.control.inspect(destination, timeout=2.0).stats() or {}
+        return sum(
+            stats.get("total", {}).get("conv_tasks.node.converge", 0) for stats in answer.values()
+        )
+
     def wait_for_polls(self, host: str, timeout: float = 30.0) -> dict[str, str]:
         """The polls `host` holds (task id: resource), once it holds some."""
         deadline = time.monotonic() + timeout
