@@ -211,8 +211,8 @@ class FleetCluster:
     def assert_converged(self, stack_id: str, width: int, value: str) -> None:
         """Each resource of polling_template(width, _, value) has one head version, COMPLETE,
         holding no lease, whose physical id is the one live sandbox object made for it,
-        holding the template's value; no object was made twice, none is left over, and the
-        watchdog resumed nothing."""
+        holding the template's value; no other object was ever made, and the watchdog
+        resumed nothing."""
         heads = {r.name: r for r in self.resources(stack_id) if r.replaced_by is None}
         assert set(heads) == resource_names(width), sorted(heads)
         by_id = {o.id: o for o in self.objects(stack_id)}
@@ -227,8 +227,13 @@ class FleetCluster:
         assert sorted(o.id for o in live) == sorted(h.physical_id for h in heads.values()), (
             "live objects are not exactly the heads' physical resources"
         )
-        made_twice = [(o.id, o.create_calls) for o in self.objects(stack_id) if o.create_calls != 1]
-        assert made_twice == [], f"objects created more than once: {made_twice}"
+        # One object per resource was ever made: a create called again (a late call from a
+        # delivery whose lease ran out while it was cut off or stalled, or a takeover
+        # resuming it) carries the same idempotency token and finds the same object.
+        made = self.objects(stack_id)
+        assert len(made) == len(heads), ("more objects than resources", made)
+        for again in (o for o in made if o.create_calls > 1):
+            print(f"fleet: object {again.token} was asked for {again.create_calls} times")
         watchdog = [e for e in self.events(stack_id) if "watchdog" in e[3]]
         assert watchdog == [], watchdog
 
