@@ -87,6 +87,10 @@ def make_fleet(tmp_path: Path) -> Iterator[Callable[..., FleetCluster]]:
             cleanup.append(procs.stop_all)
             procs.start_worker(name, concurrency=2, loglevel="DEBUG" if name in debug else "INFO")
         app = celery_app(env, name=f"fleet_client_{suffix}")
+        # The test's own client (in the root namespace, never cut) once found its idle
+        # result connection closed ("Broken pipe") after a scenario; Celery's documented
+        # retry of a result backend's connection errors lets it reconnect instead.
+        app.conf.update(result_backend_always_retry=True, result_backend_max_retries=3)
         cleanup.append(app.pool.force_close_all)
         wait_for_workers(app, {w.hostname(n) for n, w in workers.items()}, timeout=90)
         cluster = FleetCluster(
