@@ -6,7 +6,7 @@ JSON_SERVER := tools/json-server/node_modules/.bin/json-server
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fast lint chaos bench bench-quick bench-instructions bench-scale bench-startup demo clean
+.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fleet test-fast lint chaos bench bench-quick bench-instructions bench-scale bench-startup demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -51,9 +51,9 @@ TEST_WORKERS ?= 2
 PARALLEL = -n $(TEST_WORKERS) --dist loadfile
 
 # The full default suite: unit tests, integration and chaos tests with real workers; then the
-# example type package's tests.
+# example type package's tests. The fleet tests run apart (make test-fleet).
 test: setup services deploy-tools
-	$(BIN)/python -m pytest $(PARALLEL) tests
+	$(BIN)/python -m pytest $(PARALLEL) --ignore=tests/fleet tests
 	$(run_examples)
 
 # The example type package (examples/conv_tasks_example), as an outsider's would be tested: it
@@ -77,6 +77,14 @@ RABBITMQ_TEST_URL ?= amqp://guest:guest@127.0.0.1:5672/conv_tasks_test
 test-rabbitmq: setup services
 	CONV_TASKS_TEST_BROKER_URL=$(RABBITMQ_TEST_URL) $(BIN)/python -m pytest $(PARALLEL) \
 		tests/integration tests/chaos
+
+# Several hosts, for real (tests/fleet): three worker hosts as network namespaces, cut off,
+# killed or run 30 s ahead, with their PostgreSQL and Redis reached over veth links. Needs
+# root (ip netns); nftables and faketime are installed when missing. One test at a time: the
+# scenarios time leases and must not share the two cores. docs/development/testing.md.
+test-fleet: setup services
+	./scripts/ensure-fleet-tools.sh
+	$(BIN)/python -m pytest tests/fleet
 
 test-fast: setup deploy-tools
 	$(BIN)/python -m pytest tests/template tests/graph tests/resources tests/engine tests/cli tests/tasks \

@@ -29,6 +29,8 @@ TASK_QUEUE = "conv_tasks"
 # Where graph nodes, their polls and retries, and beat jobs wait: apart from requests, so a read
 # never waits behind a large traversal (docs/task-api.md, "Queues and worker pools").
 NODE_QUEUE = "conv_tasks.nodes"
+# Seconds between two looks of a worker for the messages whose visibility timeout passed.
+RESTORE_EVERY = 10
 
 
 class BrokerKind(StrEnum):
@@ -75,6 +77,12 @@ def broker_options(
                 # this long. Longer than any countdown we use, so a delayed poll is not
                 # delivered twice.
                 "visibility_timeout": visibility_timeout,
+                # Every 10 s each worker looks for such messages (one ZRANGE under a Redis
+                # lock). kombu 5.7 looks only every 10th time, so the messages of a worker cut
+                # off or killed came back up to 100 s after their timeout (issue 23's
+                # partition test found it).
+                "unacked_restore_interval": RESTORE_EVERY,
+                "unacked_restore_throttle": 1,
                 **sentinel_transport_options(
                     url, master=sentinel_master, password=sentinel_password
                 ),

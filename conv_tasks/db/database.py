@@ -59,7 +59,13 @@ class Database:
 
     @contextmanager
     def node_store(
-        self, *, stack_id: str, traversal: str, template_id: int, nonce: str
+        self,
+        *,
+        stack_id: str,
+        traversal: str,
+        template_id: int,
+        nonce: str,
+        continues: str | None = None,
     ) -> Iterator[NodeStore]:
         """The repository of one node delivery, on one autocommit connection."""
         with node_connection(self.url) as conn:
@@ -69,5 +75,6 @@ class Database:
                 traversal=traversal,
                 template_id=template_id,
                 nonce=nonce,
+                continues=continues,
                 sealer=self.sealer,
             )

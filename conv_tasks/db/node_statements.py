@@ -64,7 +64,14 @@ def columns(alias: str = "") -> str:
     return ", ".join(f"{alias}{name}" for name in COLUMNS)
 
 
-_FREE = "(r.lock_holder IS NULL OR r.lock_expires_at < now() OR r.lock_nonce = :nonce)"
+# A lease is free to a delivery when nobody holds it, when it expired, or when it is the one
+# the delivery's message continues (`:continues`, a poll's or a retry's). Each delivery then
+# holds it under a nonce of its own (`:nonce`): a second delivery of the same message (a
+# redelivery after a partition, and the cut-off worker coming back) no longer matches, so
+# two deliveries never both hold a lease, and the late one's writes are refused. (`:continues`
+# may be NULL: coalesce keeps the test two-valued, as `NOT _FREE` needs.)
+_OURS = "(r.lock_nonce = :nonce OR coalesce(r.lock_nonce = :continues, false))"
+_FREE = f"(r.lock_holder IS NULL OR r.lock_expires_at < now() OR {_OURS})"
 _LEASE = "lock_expires_at = now() + make_interval(secs => :ttl)"
 _RELEASE = "lock_holder = NULL, lock_nonce = NULL, lock_expires_at = NULL, waiter = NULL"
 _EVENTS = """unnest(CAST(:ev_rid AS bigint[]), CAST(:ev_action AS text[]),
@@ -103,7 +110,7 @@ claimed AS (
         waiter = CASE WHEN r.waiter = :waiter THEN NULL ELSE r.waiter END
     FROM st, targets t
     WHERE r.id = t.id AND t.free AND {_FREE}
-      AND (st.is_current OR r.lock_nonce = :nonce)
+      AND (st.is_current OR {_OURS})
       AND (:cleanup OR r.replaced_by IS NULL)
     RETURNING {columns("r.")}
 ),

@@ -183,6 +183,7 @@ class NodeStore:
         traversal: str,
         template_id: int,
         nonce: str,
+        continues: str | None = None,
         sealer: Sealer = PLAINTEXT,
     ) -> None:
         self._conn = conn
@@ -195,6 +196,9 @@ class NodeStore:
         self.traversal = require_uuid(traversal, "traversal")
         self.template_id = require_id(template_id, "template_id")
         self.nonce = require_uuid(nonce, "nonce")
+        # The lease this delivery's message continues (a poll's, a retry's): its claim may
+        # take it over; it then holds it under `nonce`, its own.
+        self.continues = None if continues is None else require_uuid(continues, "continues")
 
     def _run(self, query: str, params: Mapping[str, Any], *, rows: bool = True) -> list[Any]:
         """One statement on the driver's connection; its rows as tuples."""
@@ -228,6 +232,7 @@ class NodeStore:
                 "traversal": self.traversal,
                 "template_id": self.template_id,
                 "nonce": self.nonce,
+                "continues": self.continues,
                 "ttl": float(ttl),
                 "cleanup": cleanup,
                 "in_template": in_template,

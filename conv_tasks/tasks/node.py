@@ -79,13 +79,13 @@ def converge(**payload: Any) -> None:
     except PayloadError as exc:
         log.error("malformed node payload dropped: %s", exc)
         return
-    # The lease nonce is chosen here, so that a retry after a transient fault carries on with
-    # the lease this delivery may already have taken.
-    task = task if task.nonce else task.again(nonce=str(uuid.uuid4()))
+    # This delivery's lease nonce is chosen here, so that a retry after a transient fault
+    # carries on with the lease this delivery may already have taken.
+    nonce = str(uuid.uuid4())
     try:
-        outcome = run_node(engine_env(), task)
+        outcome = run_node(engine_env(), task, nonce)
     except TRANSIENT_FAULTS as exc:
-        _retry(task, exc)
+        _retry(task.again(nonce=nonce), exc)
         return
     log.debug("node %s of traversal %s: %s", task.node, task.traversal, outcome)
     if outcome == Outcome.FAILED:

@@ -67,9 +67,9 @@ class TestServices:
         )
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return int(sock.getsockname()[1])
 
 
@@ -108,12 +108,24 @@ def _major_version(bin_dir: str) -> int:
 class PrivatePostgres:
     """A throwaway PostgreSQL cluster (no fsync) on a free port. Without a `password` anyone on
     127.0.0.1 gets in (trust); with one, every connection must give it (scram-sha-256), and
-    `password_file` holds it for a connection's `password_file`."""
+    `password_file` holds it for a connection's `password_file`.
+
+    `host` is the one address it listens on (a link a test made, for hosts in network
+    namespaces); `clients` (a network such as 10.233.7.0/24) may then connect too, with the
+    same authentication as 127.0.0.1."""
 
     def __init__(
-        self, database: str = "conv_tasks", *, password: str | None = None, pg_bin: str = ""
+        self,
+        database: str = "conv_tasks",
+        *,
+        password: str | None = None,
+        pg_bin: str = "",
+        host: str = "127.0.0.1",
+        clients: str = "",
     ) -> None:
-        self.port = free_port()
+        self.host = host
+        self.clients = clients
+        self.port = free_port(host)
         self.database = database
         self.password = password
         self.bin = postgres_programs(pg_bin or TestServices.from_env().pg_bin)
@@ -133,11 +145,11 @@ class PrivatePostgres:
     def url(self) -> str:
         """The SQLAlchemy URL of `database`, password included (for the test's own use)."""
         secret = f":{self.password}" if self.password else ""
-        return f"postgresql+psycopg://postgres{secret}@127.0.0.1:{self.port}/{self.database}"
+        return f"postgresql+psycopg://postgres{secret}@{self.host}:{self.port}/{self.database}"
 
     def libpq_url(self, database: str = "postgres") -> str:
         """A libpq URL without the password: what a postgresql connection's `url` holds."""
-        return f"postgresql://postgres@127.0.0.1:{self.port}/{database}"
+        return f"postgresql://postgres@{self.host}:{self.port}/{database}"
 
     def connection(self, database: str = "postgres", **fields: Any) -> dict[str, Any]:
         """A `postgresql` connection to `database` as the superuser, for connections_file
@@ -152,7 +164,7 @@ class PrivatePostgres:
         import psycopg
 
         return psycopg.connect(
-            host="127.0.0.1",
+            host=self.host,
             port=self.port,
             user="postgres",
             dbname=database,
@@ -177,10 +189,14 @@ class PrivatePostgres:
             str(self.bin / "initdb"), "-D", str(self.data), *auth, "-U", "postgres",
             "--no-sync", "--no-instructions",
         )  # fmt: skip
+        if self.clients:
+            method = "trust" if self.password is None else "scram-sha-256"
+            with open(self.data / "pg_hba.conf", "a", encoding="utf-8") as hba:
+                hba.write(f"host all all {self.clients} {method}\n")
 
     def start(self) -> None:
         options = (
-            f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
+            f"-p {self.port} -k {self.root} -c listen_addresses={self.host} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         )
         self._run(
@@ -203,16 +219,19 @@ class PrivatePostgres:
 
 
 class PrivateRedis:
-    """A redis-server of our own, keeping nothing on disk, on a free port (asking for
-    `password`, when one is given)."""
+    """A redis-server of our own, keeping nothing on disk, on a free port of `host` (asking
+    for `password`, when one is given)."""
 
-    def __init__(self, password: str = "", *, args: Sequence[str] = ()) -> None:
+    def __init__(
+        self, password: str = "", *, host: str = "127.0.0.1", args: Sequence[str] = ()
+    ) -> None:
         if shutil.which("redis-server") is None:
             raise RuntimeError(
                 "redis-server is not installed: install it (Debian: `apt-get install "
                 "redis-server`)."
             )
-        self.port = free_port()
+        self.host = host
+        self.port = free_port(host)
         self.password = password
         # More redis-server options (`--replicaof HOST PORT`).
         self.args = tuple(args)
@@ -221,15 +240,18 @@ class PrivateRedis:
 
     def url(self, db: int = 0) -> str:
         auth = f":{self.password}@" if self.password else ""
-        return f"redis://{auth}127.0.0.1:{self.port}/{db}"
+        return f"redis://{auth}{self.host}:{self.port}/{db}"
 
     def start(self) -> None:
         with open(self.root / "redis.log", "ab") as log:
             self.proc = subprocess.Popen(
                 [
-                    "redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+                    "redis-server", "--port", str(self.port), "--bind", self.host,
                     "--save", "", "--appendonly", "no", "--dir", str(self.root),
                     *(["--requirepass", self.password] if self.password else []),
+                    # Listening on one address only (a link a test made): protected mode would
+                    # refuse the other end of that link, for want of a password.
+                    *(["--protected-mode", "no"] if self.host != "127.0.0.1" else []),
                     *self.args,
                 ],
                 stdout=log,
@@ -248,7 +270,7 @@ class PrivateRedis:
         client.close()
 
     def client(self, db: int = 0) -> redis.Redis:
-        return redis.Redis(port=self.port, db=db, password=self.password or None)
+        return redis.Redis(host=self.host, port=self.port, db=db, password=self.password or None)
 
     def connection(self, db: int = 0, **fields: Any) -> dict[str, Any]:
         """A `celery` connection whose broker is database `db` and results `db + 1`, for

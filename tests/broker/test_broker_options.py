@@ -48,7 +48,11 @@ def test_redis_gets_the_visibility_timeout() -> None:
     for url in ("redis://127.0.0.1:6379/0", "redis+socket:///run/redis.sock"):
         options = broker_options(url, visibility_timeout=42.0)
         assert options.kind is BrokerKind.REDIS
-        assert options.transport_options == {"visibility_timeout": 42.0}
+        assert options.transport_options == {
+            "visibility_timeout": 42.0,
+            "unacked_restore_interval": 10,
+            "unacked_restore_throttle": 1,
+        }
 
 
 def test_rabbitmq_gets_publisher_confirms_and_no_redis_options() -> None:

@@ -52,7 +52,9 @@ def _new_stack(url: str) -> tuple[str, str, int]:
 
 
 @contextmanager
-def _store(url: str, stack: tuple[str, str, int], nonce: str | None = None) -> Iterator[NodeStore]:
+def _store(
+    url: str, stack: tuple[str, str, int], nonce: str | None = None, continues: str | None = None
+) -> Iterator[NodeStore]:
     stack_id, traversal, template_id = stack
     with node_connection(url) as conn:
         yield NodeStore(
@@ -61,6 +63,7 @@ def _store(url: str, stack: tuple[str, str, int], nonce: str | None = None) -> I
             traversal=traversal,
             template_id=template_id,
             nonce=nonce or str(uuid.uuid4()),
+            continues=continues,
         )
 
 
@@ -138,6 +141,53 @@ def test_an_expired_lease_can_be_taken_and_its_old_holder_writes_nothing(
         stale = slow.write(version, {"status": "FAILED"}, [NodeEvent("CREATE", "FAILED")])
         assert not stale.ok
     assert _rows(database_url, stack[0])[0].status == "COMPLETE"
+    assert _events(database_url, stack[0]) == []
+
+
+def test_a_poll_delivered_twice_is_held_by_one_delivery_only(database_url: str) -> None:
+    """A poll message carries the nonce of the lease it continues; each delivery takes the
+    lease under a nonce of its own. Two deliveries of one poll (a redelivery after a
+    partition, the worker that held it coming back) never both hold it: the second finds
+    the lease renewed under the first's nonce, and its late write is refused (issue 23)."""
+    stack = _new_stack(database_url)
+    with _store(database_url, stack) as starter:
+        version = _claim(starter).versions[0]
+        assert version.held
+    poll = starter.nonce  # what the poll message carries
+    with (
+        _store(database_url, stack, continues=poll) as first,
+        _store(database_url, stack, continues=poll) as copy,
+    ):
+        mine = _claim(first).versions[0]
+        assert mine.held and mine.lock_nonce == first.nonce
+        assert not _claim(copy).versions[0].held
+        assert not copy.write(version, {"status": "FAILED"}).ok
+        assert first.write(mine, {"status": "COMPLETE"}).ok
+    assert _rows(database_url, stack[0])[0].lock_nonce is None
+
+
+def test_a_poll_redelivered_after_its_lease_expired_fences_the_first_delivery(
+    database_url: str,
+) -> None:
+    """The worker holding a poll is cut off past the lease: the poll's copy takes the lease
+    over, and the first delivery, back late with the same message, claims and writes
+    nothing (issue 23)."""
+    stack = _new_stack(database_url)
+    with _store(database_url, stack) as starter:
+        assert _claim(starter, ttl=0.2).versions[0].held
+    poll = starter.nonce
+    with (
+        _store(database_url, stack, continues=poll) as stale,
+        _store(database_url, stack, continues=poll) as copy,
+    ):
+        held = _claim(stale, ttl=0.2).versions[0]
+        assert held.held
+        time.sleep(0.5)  # the stale delivery's lease runs out while it is cut off
+        assert _claim(copy).versions[0].held
+        assert not _claim(stale).versions[0].held
+        assert not stale.write(held, {"status": "FAILED"}, [NodeEvent("CREATE", "FAILED")]).ok
+    row = _rows(database_url, stack[0])[0]
+    assert row.lock_nonce == copy.nonce and row.status == "COMPLETE"
     assert _events(database_url, stack[0]) == []
 
 

@@ -58,11 +58,13 @@ def test_a_transient_fault_sends_the_node_again_with_its_nonce(
     recorder = Recorder()
     monkeypatch.setattr(node_task, "engine_env", lambda: Env(recorder))
     seen: list[Any] = []
-    monkeypatch.setattr(node_task, "run_node", lambda env, task: seen.append(task) or _broken())
+    monkeypatch.setattr(
+        node_task, "run_node", lambda env, task, nonce: seen.append(nonce) or _broken()
+    )
     node_task.converge.run(**PAYLOAD)
     [(payload, countdown)] = recorder.sent
     again = parse_node_task(payload)
-    assert again.nonce == seen[0].nonce is not None  # the lease it may hold goes with it
+    assert again.nonce == seen[0] is not None  # the lease it may hold goes with it
     assert (again.attempt, again.poll, again.data) == (1, False, PAYLOAD["data"])
     assert countdown is not None and 0 < countdown <= node_task.FIRST_DELAY
 
@@ -74,11 +76,11 @@ def test_with_the_broker_down_too_the_message_goes_back_unacknowledged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(node_task, "engine_env", lambda: Env(Recorder(fail=True)))
-    monkeypatch.setattr(node_task, "run_node", lambda env, task: _broken())
+    monkeypatch.setattr(node_task, "run_node", lambda env, task, nonce: _broken())
     with pytest.raises(Reject):
         node_task.converge.run(**PAYLOAD)
 
 
 def test_a_malformed_payload_is_dropped_without_running(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(node_task, "run_node", lambda env, task: pytest.fail("ran"))
+    monkeypatch.setattr(node_task, "run_node", lambda env, task, nonce: pytest.fail("ran"))
     assert node_task.converge.run(**{**PAYLOAD, "template_id": "x"}) is None

@@ -86,7 +86,7 @@ def test_a_failed_resource_raises_after_the_engine_recorded_it(
     ran: list[NodeTask] = []
     outcomes = [Outcome.FAILED]
 
-    def run(env: Any, task: NodeTask) -> Outcome:
+    def run(env: Any, task: NodeTask, nonce: str) -> Outcome:
         ran.append(task)
         return outcomes[-1]
 

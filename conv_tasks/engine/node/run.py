@@ -22,8 +22,13 @@ from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref
 from conv_tasks.graph import NodeKey, Phase
 
 
-def run_node(env: EngineEnv, task: NodeTask) -> Outcome:
-    """Run one delivery of a node task. Returns what happened, for logs and tests."""
+def run_node(env: EngineEnv, task: NodeTask, nonce: str | None = None) -> Outcome:
+    """Run one delivery of a node task. Returns what happened, for logs and tests.
+
+    The delivery holds leases under `nonce`, its own (a fresh one when not given); the
+    task's `nonce` names the lease it may continue (a poll's, a retry's). A second delivery
+    of the same message thus never holds the lease beside the first (issue 23).
+    """
     failures = task.failures()
     if failures and not task.poll:
         # A predecessor failed: this node does nothing. Its own clean-up node (if any) has
@@ -33,12 +38,13 @@ def run_node(env: EngineEnv, task: NodeTask) -> Outcome:
         )
         hand_on(env, task, NodeOutput(failed=failures), settled=settled)
         return Outcome.SKIPPED
-    nonce = task.nonce or str(uuid.uuid4())
+    nonce = nonce or str(uuid.uuid4())
     with env.db.node_store(
         stack_id=task.stack_id,
         traversal=task.traversal,
         template_id=task.template_id,
         nonce=nonce,
+        continues=task.nonce,
     ) as store:
         if task.recheck:
             if not store.waiting(task.node.name, waiter_ref(task)):

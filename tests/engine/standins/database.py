@@ -65,10 +65,21 @@ class StandinDatabase:
 
     @contextmanager
     def node_store(
-        self, *, stack_id: str, traversal: str, template_id: int, nonce: str
+        self,
+        *,
+        stack_id: str,
+        traversal: str,
+        template_id: int,
+        nonce: str,
+        continues: str | None = None,
     ) -> Iterator[StandinNodeStore]:
         yield StandinNodeStore(
-            self.work, stack_id=stack_id, traversal=traversal, template_id=template_id, nonce=nonce
+            self.work,
+            stack_id=stack_id,
+            traversal=traversal,
+            template_id=template_id,
+            nonce=nonce,
+            continues=continues,
         )
 
     # ------------------------------------------------------------ for tests

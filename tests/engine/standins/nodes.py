@@ -45,8 +45,8 @@ def _expired(row: Row, now: datetime) -> bool:
     return row["lock_expires_at"] is not None and row["lock_expires_at"] < now
 
 
-def _free(row: Row, now: datetime, nonce: str) -> bool:
-    return row["lock_holder"] is None or _expired(row, now) or row["lock_nonce"] == nonce
+def _free(row: Row, now: datetime, nonces: tuple[str | None, ...]) -> bool:
+    return row["lock_holder"] is None or _expired(row, now) or row["lock_nonce"] in nonces
 
 
 def _column(name: str, value: Any) -> Any:
@@ -65,12 +65,14 @@ class StandinNodeStore:
         traversal: str,
         template_id: int,
         nonce: str,
+        continues: str | None = None,
     ) -> None:
         self._work = work
         self.stack_id = require_uuid(stack_id, "stack_id")
         self.traversal = require_uuid(traversal, "traversal")
         self.template_id = require_id(template_id, "template_id")
         self.nonce = require_uuid(nonce, "nonce")
+        self.continues = None if continues is None else require_uuid(continues, "continues")
 
     @contextmanager
     def _statement(self, name: str) -> Iterator[Work]:
@@ -120,7 +122,8 @@ class StandinNodeStore:
                 for r in work.rows("resource")
                 if r["stack_id"] == self.stack_id and r["name"] == name
             ]
-            free = {r["id"]: _free(r, now, self.nonce) for r in known}
+            ours = tuple(n for n in (self.nonce, self.continues) if n is not None)
+            free = {r["id"]: _free(r, now, ours) for r in known}
             heads = [r for r in known if r["replaced_by"] is None]
             head = max(heads, key=lambda r: r["version"])["id"] if heads else None
 
@@ -132,7 +135,7 @@ class StandinNodeStore:
             targets = [r for r in known if targeted(r)]
             claimed: dict[int, Row] = {}
             for row in targets:
-                mine = current or row["lock_nonce"] == self.nonce
+                mine = current or row["lock_nonce"] in ours
                 if free[row["id"]] and mine and (cleanup or row["replaced_by"] is None):
                     claimed[row["id"]] = work.update(
                         "resource",

@@ -1,0 +1,243 @@
+"""The fleet of the fleet tests: its hosts' Celery processes and what a scenario reads and
+asserts (tests/fleet/conftest.py builds it; docs/development/testing.md says what each
+scenario proves)."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from celery import Celery
+from netns import Fleet, Host
+from sqlalchemy import select
+
+from conv_tasks.celery_processes import CeleryProcesses
+from conv_tasks.client import Client
+from conv_tasks.db.models import Event, Resource, SandboxObject, Stack
+from conv_tasks.db.session import session_scope
+from conv_tasks.testing import PrivatePostgres, PrivateRedis
+
+LOCK_TTL = 5.0
+VISIBILITY_TIMEOUT = 12.0
+HOSTS = ("h1", "h2", "h3")
+
+
+def polling_template(width: int, wait: float, value: str = "v") -> dict[str, Any]:
+    """`width` TestResources whose create and update each take `wait` s (polled, never
+    blocking a worker), and `last`, which depends on them all."""
+    resources: dict[str, Any] = {
+        f"r{i}": {
+            "type": "OS::Heat::TestResource",
+            "properties": {
+                "value": f"{value}{i}",
+                "action_wait_secs": {"create": wait, "update": wait},
+            },
+        }
+        for i in range(width)
+    }
+    resources["last"] = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": value},
+        "depends_on": sorted(resources),
+    }
+    return {"heat_template_version": "2018-08-31", "resources": resources}
+
+
+def resource_names(width: int) -> set[str]:
+    return {*(f"r{i}" for i in range(width)), "last"}
+
+
+class HostProcesses(CeleryProcesses):
+    """Celery processes that run inside one host's namespace, `clock` (a faketime offset
+    such as "+30s") ahead when given."""
+
+    def __init__(
+        self, host: Host, log_dir: Path, *, env: Mapping[str, str], suffix: str, clock: str = ""
+    ) -> None:
+        skew = {"FAKETIME_DONT_FAKE_MONOTONIC": "1"} if clock else {}
+        super().__init__(log_dir, env={**env, **skew}, suffix=suffix)
+        self.host = host
+        self.clock = clock
+
+    def command(self, args: list[str]) -> list[str]:
+        inner = super().command(args)
+        if self.clock:
+            inner = ["faketime", "-f", self.clock, *inner]
+        return self.host.command(inner)
+
+
+@dataclass
+class FleetCluster:
+    fleet: Fleet
+    hosts: dict[str, Host]
+    workers: dict[str, HostProcesses]
+    app: Celery
+    client: Client
+    database_url: str
+    broker: PrivateRedis
+    syncpoints: PrivateRedis
+    postgres: PrivatePostgres
+    log_dir: Path
+    suffix: str
+
+    def python(self, host: str, *args: str) -> str:
+        """Run `python ARGS` on `host`, on its clock; its output."""
+        procs = self.workers[host]
+        command = [sys.executable, *args]
+        if procs.clock:
+            command = ["faketime", "-f", procs.clock, *command]
+        done = subprocess.run(
+            procs.host.command(command), env=procs.env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def node(self, host: str) -> str:
+        """The Celery node name of the worker on `host`, as a ping answers it."""
+        return self.workers[host].hostname(host)
+
+    def answers_ping(self, host: str, timeout: float = 60.0) -> bool:
+        """Whether the worker of `host` answers a ping within `timeout` s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            replies = self.app.control.ping(timeout=1.0) or []
+            if any(next(iter(r)).split("@")[0] == self.node(host) for r in replies):
+                return True
+            time.sleep(0.5)
+        return False
+
+    def scheduled_polls(self, host: str) -> dict[str, str]:
+        """The node polls the worker of `host` holds until their countdown: their task ids,
+        with their resources (Celery shows the payload as a shortened repr, the resource's
+        name first)."""
+        destination = [f"{self.node(host)}@{socket.gethostname()}"]
+        answer = self.app.control.inspect(destination, timeout=1.0).scheduled() or {}
+        found = {}
+        for entries in answer.values():
+            for entry in entries:
+                request = entry.get("request", {})
+                shown = str(request.get("kwargs") or "")
+                name = re.search(r"'resource': '([^']+)'", shown)
+                if name and "'poll': " in shown:
+                    found[request["id"]] = name.group(1)
+        return found
+
+    def outcomes(self, host: str) -> dict[str, str]:
+        """What each node task the worker of `host` ran did, by task id (its log at DEBUG:
+        a pool process logs the node's outcome, then the task's end)."""
+        last: dict[str, str] = {}
+        found: dict[str, str] = {}
+        log = (self.log_dir / host / f"{host}.log").read_text(encoding="utf-8", errors="replace")
+        for line in log.splitlines():
+            process = re.search(r"/(ForkPoolWorker-\d+)\]", line)
+            if process is None:
+                continue
+            outcome = re.search(r"node \S+ of traversal \S+: (\S+)$", line)
+            if outcome:
+                last[process.group(1)] = outcome.group(1)
+            ended = re.search(
+                r"Task conv_tasks\.node\.converge\[([0-9a-f-]+)\] (succeeded|raised)", line
+            )
+            if ended and process.group(1) in last:
+                found[ended.group(1)] = last.pop(process.group(1))
+        return found
+
+    def nodes_run(self, host: str) -> int:
+        """How many node tasks the worker of `host` has run since it started."""
+        destination = [f"{self.node(host)}@{socket.gethostname()}"]
+        answer = self.app.control.inspect(destination, timeout=2.0).stats() or {}
+        return sum(
+            stats.get("total", {}).get("conv_tasks.node.converge", 0) for stats in answer.values()
+        )
+
+    def wait_for_polls(self, host: str, timeout: float = 30.0) -> dict[str, str]:
+        """The polls `host` holds (task id: resource), once it holds some."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            held = self.scheduled_polls(host)
+            if held:
+                return held
+            time.sleep(0.3)
+        raise AssertionError(f"{host} never held a poll ({self.log_dir})")
+
+    def status(self, stack_id: str) -> tuple[str, str]:
+        with session_scope(self.database_url) as session:
+            row = session.get(Stack, stack_id)
+            assert row is not None
+            return row.action, row.status
+
+    def wait_done(self, stack_id: str, timeout: float) -> tuple[str, str]:
+        """The stack's action and status once it is no longer IN_PROGRESS; fails if it still
+        is after `timeout` s (a stack IN_PROGRESS forever)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = self.status(stack_id)
+            if found[1] != "IN_PROGRESS":
+                return found
+            assert time.monotonic() < deadline, f"stack {stack_id} still {found} ({self.log_dir})"
+            time.sleep(0.3)
+
+    def events(self, stack_id: str) -> list[tuple[str | None, str, str, str]]:
+        with session_scope(self.database_url) as session:
+            rows = session.scalars(
+                select(Event).where(Event.stack_id == stack_id).order_by(Event.id)
+            )
+            return [(e.resource_name, e.action, e.status, e.reason or "") for e in rows]
+
+    def resources(self, stack_id: str) -> list[Resource]:
+        with session_scope(self.database_url) as session:
+            rows = list(session.scalars(select(Resource).where(Resource.stack_id == stack_id)))
+            session.expunge_all()
+            return rows
+
+    def objects(self, stack_id: str) -> list[SandboxObject]:
+        """The sandbox objects (the real objects of OS::Heat::TestResource) of the stack."""
+        with session_scope(self.database_url) as session:
+            rows = list(
+                session.scalars(
+                    select(SandboxObject).where(SandboxObject.token.like(f"{stack_id}:%"))
+                )
+            )
+            session.expunge_all()
+            return rows
+
+    def assert_converged(self, stack_id: str, width: int, value: str) -> None:
+        """Each resource of polling_template(width, _, value) has one head version, COMPLETE,
+        holding no lease, whose physical id is the one live sandbox object made for it,
+        holding the template's value; no other object was ever made, and the watchdog
+        resumed nothing."""
+        heads = {r.name: r for r in self.resources(stack_id) if r.replaced_by is None}
+        assert set(heads) == resource_names(width), sorted(heads)
+        by_id = {o.id: o for o in self.objects(stack_id)}
+        for name, head in heads.items():
+            wanted = value if name == "last" else f"{value}{name[1:]}"
+            found = by_id.get(head.physical_id or "")
+            assert found is not None and found.properties["value"] == wanted, (name, found)
+        for head in heads.values():
+            assert head.status == "COMPLETE", (head.name, head.action, head.status)
+            assert head.lock_nonce is None, (head.name, "still leased")
+        live = [o for o in self.objects(stack_id) if not o.deleted]
+        assert sorted(o.id for o in live) == sorted(h.physical_id for h in heads.values()), (
+            "live objects are not exactly the heads' physical resources"
+        )
+        # One object per resource was ever made: a create called again (a late call from a
+        # delivery whose lease ran out while it was cut off or stalled, or a takeover
+        # resuming it) carries the same idempotency token and finds the same object.
+        made = self.objects(stack_id)
+        assert len(made) == len(heads), ("more objects than resources", made)
+        for again in (o for o in made if o.create_calls > 1):
+            print(f"fleet: object {again.token} was asked for {again.create_calls} times")
+        watchdog = [e for e in self.events(stack_id) if "watchdog" in e[3]]
+        assert watchdog == [], watchdog
+
+    def assert_all_answer(self) -> None:
+        """Every worker host still answers a ping (none was left stuck)."""
+        silent = [h for h in self.workers if not self.answers_ping(h)]
+        assert silent == [], f"workers that no longer answer a ping: {silent} ({self.log_dir})"
