@@ -10,6 +10,8 @@ from typing import Any
 from celery import Celery
 from celery.signals import beat_init, worker_init, worker_process_init
 
+from conv_tasks.tasks.startup_checks import quiet_request_exchange_notice
+
 TASK_MODULES = [
     "conv_tasks.tasks.health",
     "conv_tasks.tasks.stack",
@@ -29,6 +31,8 @@ app.config_from_object("celeryconfig")
 # The worker checks every message, and decodes it with limits, before Celery's consumer
 # handles it: no message, whatever its content, stops a worker (conv_tasks.tasks.consumer).
 app.conf.worker_consumer = "conv_tasks.tasks.consumer:Consumer"
+# The request queue's exchange is direct on purpose: kombu's warning about it is not ours.
+quiet_request_exchange_notice()
 
 
 @worker_process_init.connect
@@ -42,14 +46,18 @@ def _after_fork(**_kwargs: Any) -> None:
 @worker_init.connect
 def _worker_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
+    from conv_tasks.tasks.startup_checks import stop_unless_queues_match
     from conv_tasks.tasks.startup_warnings import warn_if_unsealed
 
     warn_if_unsealed("worker", get_settings())
+    stop_unless_queues_match(app, get_settings(), "worker")
 
 
 @beat_init.connect
 def _beat_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
+    from conv_tasks.tasks.startup_checks import stop_unless_queues_match
     from conv_tasks.tasks.startup_warnings import warn_if_unsealed
 
     warn_if_unsealed("beat", get_settings())
+    stop_unless_queues_match(app, get_settings(), "beat")
