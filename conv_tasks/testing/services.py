@@ -29,7 +29,7 @@ import redis
 from celery import Celery
 from sqlalchemy import create_engine, text
 
-from conv_tasks.broker.options import broker_options
+from conv_tasks.broker.options import QueueType, broker_options, conv_tasks_queues
 from conv_tasks.db.migrate import upgrade
 from conv_tasks.db.session import driver_url
 from conv_tasks.settings import Settings
@@ -292,13 +292,19 @@ def drop_database(url: str) -> None:
 def celery_app(env: Mapping[str, str], name: str = "conv_tasks_client") -> Celery:
     """A Celery app of the test process that talks to the broker and results in `env`."""
     settings = Settings.from_env(env)
-    broker = broker_options(settings.broker_url, visibility_timeout=settings.visibility_timeout)
+    broker = broker_options(
+        settings.broker_url,
+        visibility_timeout=settings.visibility_timeout,
+        queue_type=QueueType(settings.rabbitmq_queue_type),
+    )
     app = Celery(name)
     app.config_from_object("celeryconfig")
     app.conf.update(
         broker_url=settings.broker_url,
         broker_transport_options=broker.transport_options,
         result_backend=settings.result_backend,
+        # The queues of `env`'s workers, which may be of another type than this process's.
+        task_queues=conv_tasks_queues(broker.queue_type),
     )
     return app
 
