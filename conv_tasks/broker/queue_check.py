@@ -59,6 +59,12 @@ def mismatch_problem(reply_text: str, wanted: QueueType, vhost: str) -> Problem 
     )
 
 
+def vhost_of(url: str) -> str:
+    """The virtual host an amqp:// URL names (`/` when it names none); of a list of URLs
+    separated by `;` (a cluster's nodes), the first one's."""
+    return unquote(urlsplit(url.split(";", 1)[0]).path[1:]) or "/"
+
+
 def check_queues(connection: Connection, queues: Sequence[Queue], wanted: QueueType) -> None:
     """Declare `queues` (and their exchanges) on `connection` as the workers will; raise
     InvalidInput naming the setting when RabbitMQ holds one of them otherwise.
@@ -66,7 +72,7 @@ def check_queues(connection: Connection, queues: Sequence[Queue], wanted: QueueT
     Whether the broker answers at all is not checked here: a worker waits for a broker that
     is down (broker_connection_retry_on_startup), and so does this check's caller.
     """
-    vhost = unquote(urlsplit(connection.as_uri()).path[1:]) or "/"
+    vhost = vhost_of(connection.as_uri())
     for queue in queues:
         channel = connection.channel()
         try:

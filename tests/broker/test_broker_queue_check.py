@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conv_tasks.broker.options import QueueType
-from conv_tasks.broker.queue_check import mismatch_problem
+from conv_tasks.broker.queue_check import mismatch_problem, vhost_of
 
 CLASSIC_HELD = (
     "PRECONDITION_FAILED - inequivalent arg 'x-queue-type' for queue 'conv_tasks' in vhost "
@@ -55,3 +55,16 @@ def test_an_exchange_of_another_type_is_named_with_rabbitmqs_words() -> None:
 )
 def test_other_refusals_are_not_a_queue_type_problem(reply: str) -> None:
     assert mismatch_problem(reply, QueueType.QUORUM, "prod") is None
+
+
+@pytest.mark.parametrize(
+    ("url", "vhost"),
+    [
+        ("amqp://u:p@mq1:5672/conv_tasks", "conv_tasks"),
+        ("amqp://u:p@mq1:5672//", "/"),
+        ("amqp://mq1", "/"),
+        ("amqp://u:p@mq1/a%2Fb;amqp://u:p@mq2/a%2Fb", "a/b"),
+    ],
+)
+def test_the_vhost_named_in_messages(url: str, vhost: str) -> None:
+    assert vhost_of(url) == vhost

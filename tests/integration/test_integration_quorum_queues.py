@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -189,6 +190,29 @@ def test_a_worker_and_beat_stop_with_one_line_on_queues_of_another_type(
     # Nothing changed: the queues are as they were.
     queues = _queue_types(private_rabbitmq_url)
     assert {queues[TASK_QUEUE], queues[NODE_QUEUE]} == {str(held)}, queues
+
+
+def test_the_cli_says_the_same_line_when_rabbitmq_refuses_its_request(
+    private_rabbitmq_url: str,
+) -> None:
+    # A CLI host left on the old type: its request's queue declaration is refused.
+    _declare(private_rabbitmq_url, QueueType.QUORUM)
+    env = _env(private_rabbitmq_url, **{SETTING: "classic"}, CONV_TASKS_TENANT="quorum")
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("conv-tasks")), "--timeout", "10", "stack", "list"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.splitlines() == [
+        f"ERROR: Invalid configuration: {SETTING}: is classic, but RabbitMQ's queue "
+        f"'{TASK_QUEUE}' in vhost '{_vhost(private_rabbitmq_url)}' is a quorum queue; set "
+        f"{SETTING}=quorum, or move the queues to classic queues "
+        "(docs/operations/rabbitmq.md, 'Moving from classic queues')"
+    ], done.stderr
 
 
 def test_an_unknown_queue_type_stops_the_worker_before_it_declares_anything(
