@@ -2,7 +2,7 @@
 
 RabbitMQ 3.10 to 3.13 set no delivery limit on a quorum queue; from 4.0 a
 message returned 20 times (its worker killed each time) is dropped
-(docs/operations/rabbitmq.md, "Redelivery limits"). This shows what conv_tasks
+(docs/operations/rabbitmq.md, "What quorum queues do not do"). This shows what conv_tasks
 does then, on a vhost of the test's own whose node queue has a policy with a
 delivery limit of 0, so one return drops a message: a worker that consumes
 requests only plans a stack; a consumer takes the nodes' messages and dies
