@@ -1,12 +1,14 @@
-"""Start-up check: RabbitMQ holds conv_tasks' queues with the type the settings ask for.
+"""RabbitMQ holds conv_tasks' queues with the type the settings ask for, or one line says not.
 
 A queue's type is fixed when RabbitMQ first declares it, and RabbitMQ refuses
 to declare it again with another one (PRECONDITION_FAILED, "inequivalent arg
-'x-queue-type'"). A worker that met this refusal in its consumer would
-reconnect and fail again, forever; beat would fail each publish. So a worker
-and beat declare conv_tasks' queues once as they start, and stop with one line
-naming CONV_TASKS_RABBITMQ_QUEUE_TYPE when RabbitMQ refuses. The only module of
-conv_tasks.broker that talks to a broker; it never shows the broker's URL.
+'x-queue-type'"). Left alone, a worker would stop with a traceback ending in
+RabbitMQ's words, beat would log the refusal at each publish, and the CLI would
+print a traceback; none of them names the setting. So beat declares
+conv_tasks' queues once as it starts (`check_queues`), the worker's consumer
+and the CLI turn the refusal into one line (`refusal`), each naming
+CONV_TASKS_RABBITMQ_QUEUE_TYPE. The only module of conv_tasks.broker that talks
+to a broker; it never shows the broker's URL.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import unquote, urlsplit
 
+from amqp.exceptions import PreconditionFailed
 from kombu import Connection, Queue
 
 from conv_tasks.broker.options import QUEUE_TYPE_SETTING, QueueType
@@ -59,6 +62,15 @@ def mismatch_problem(reply_text: str, wanted: QueueType, vhost: str) -> Problem 
     )
 
 
+def refusal(exc: BaseException, wanted: QueueType, broker_url: str) -> InvalidInput | None:
+    """RabbitMQ's refusal `exc` of a declaration as the error naming the setting; None if `exc`
+    is anything else."""
+    if not isinstance(exc, PreconditionFailed):
+        return None
+    problem = mismatch_problem(str(exc.reply_text), wanted, vhost_of(broker_url))
+    return None if problem is None else InvalidInput([problem], what="configuration")
+
+
 def vhost_of(url: str) -> str:
     """The virtual host an amqp:// URL names (`/` when it names none); of a list of URLs
     separated by `;` (a cluster's nodes), the first one's."""
@@ -67,20 +79,15 @@ def vhost_of(url: str) -> str:
 
 def check_queues(connection: Connection, queues: Sequence[Queue], wanted: QueueType) -> None:
     """Declare `queues` (and their exchanges) on `connection` as the workers will; raise
-    InvalidInput naming the setting when RabbitMQ holds one of them otherwise.
-
-    Whether the broker answers at all is not checked here: a worker waits for a broker that
-    is down (broker_connection_retry_on_startup), and so does this check's caller.
-    """
-    vhost = vhost_of(connection.as_uri())
+    InvalidInput naming the setting when RabbitMQ holds one of them otherwise."""
     for queue in queues:
         channel = connection.channel()
         try:
             queue.bind(channel).declare()
-        except connection.channel_errors as exc:
-            problem = mismatch_problem(str(getattr(exc, "reply_text", exc)), wanted, vhost)
-            if problem is None:
+        except PreconditionFailed as exc:
+            error = refusal(exc, wanted, connection.as_uri())
+            if error is None:
                 raise
-            raise InvalidInput([problem], what="configuration") from None
+            raise error from None
         finally:
             channel.close()

@@ -113,15 +113,11 @@ def explain(exc: BaseException) -> tuple[Exit, str] | None:
 def _queue_type_problem(exc: BaseException, broker_url: str, wanted: str) -> str | None:
     """RabbitMQ refusing to declare conv_tasks' queue as CONV_TASKS_RABBITMQ_QUEUE_TYPE says
     (it holds one of the other type), as the worker says it; None for anything else."""
-    from amqp.exceptions import PreconditionFailed
-
-    if not isinstance(exc, PreconditionFailed):
-        return None
     from conv_tasks.broker.options import QueueType
-    from conv_tasks.broker.queue_check import mismatch_problem, vhost_of
+    from conv_tasks.broker.queue_check import refusal
 
-    problem = mismatch_problem(str(exc.reply_text), QueueType(wanted), vhost_of(broker_url))
-    return None if problem is None else f"Invalid configuration: {problem}"
+    error = refusal(exc, QueueType(wanted), broker_url)
+    return None if error is None else str(error)
 
 
 def run(command: Callable[..., object]) -> None:

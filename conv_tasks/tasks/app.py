@@ -46,11 +46,9 @@ def _after_fork(**_kwargs: Any) -> None:
 @worker_init.connect
 def _worker_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
-    from conv_tasks.tasks.startup_checks import stop_unless_queues_match
     from conv_tasks.tasks.startup_warnings import warn_if_unsealed
 
     warn_if_unsealed("worker", get_settings())
-    stop_unless_queues_match(app, get_settings(), "worker")
 
 
 @beat_init.connect

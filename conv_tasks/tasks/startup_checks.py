@@ -1,6 +1,7 @@
-"""What stops a worker or beat as it starts: RabbitMQ holds conv_tasks' queues with another
-type than CONV_TASKS_RABBITMQ_QUEUE_TYPE asks for (conv_tasks.broker.queue_check). And a
-warning of kombu's that is not true of conv_tasks' queues, left out of the worker's log.
+"""What stops beat as it starts: RabbitMQ holds conv_tasks' queues with another type than
+CONV_TASKS_RABBITMQ_QUEUE_TYPE asks for (conv_tasks.broker.queue_check; a worker's consumer
+says the same, conv_tasks.tasks.consumer). And a warning of kombu's that is not true of
+conv_tasks' queues, left out of the worker's log.
 
 Celery logs and ignores what a signal handler raises, so the check ends the process itself:
 one critical log line naming the setting, then exit status 1.
@@ -18,28 +19,30 @@ from conv_tasks.errors import InvalidInput
 from conv_tasks.settings import Settings
 
 log = logging.getLogger("conv_tasks.broker")
+# What a worker or beat logs as it stops on queues of another type.
+STOPS = "The %s stops. %s"
 # Where kombu logs as it binds queues to Celery's delayed delivery exchanges.
 DELAYED_DELIVERY_LOGGER = "kombu.transport.native_delayed_delivery"
 
 
 def stop_unless_queues_match(app: Celery, settings: Settings, process: str) -> None:
-    """Declare the app's queues on a RabbitMQ broker; exit with one line if RabbitMQ refuses
-    them. A broker that does not answer is left to Celery, which waits for it."""
+    """Declare the app's queues on a RabbitMQ broker, once it answers (as often as Celery would
+    try it); exit with one line if RabbitMQ refuses them."""
     if broker_kind(str(app.conf.broker_url)) is not BrokerKind.RABBITMQ:
         return
     connection = app.connection_for_write()
     try:
         try:
-            connection.connect()
+            connection.ensure_connection(max_retries=app.conf.broker_connection_max_retries)
         except connection.connection_errors:
-            return
+            return  # Celery reports a broker it cannot reach
         check_queues(
             connection,
             list(app.amqp.queues.values()),
             QueueType(settings.rabbitmq_queue_type),
         )
     except InvalidInput as exc:
-        log.critical("The %s cannot start. %s", process, exc)
+        log.critical(STOPS, process, exc)
         raise SystemExit(1) from None
     finally:
         connection.release()

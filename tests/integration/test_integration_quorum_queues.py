@@ -190,7 +190,7 @@ def test_a_worker_and_beat_stop_with_one_line_on_queues_of_another_type(
         assert code == 1, (name, log[-3000:])
         lines = [line for line in log.splitlines() if SETTING in line]
         assert len(lines) == 1, (name, log[-3000:])
-        assert f"The {name} cannot start. Invalid configuration: {expected}" in lines[0]
+        assert f"The {name} stops. Invalid configuration: {expected}" in lines[0]
         assert "Traceback" not in log, (name, log[-3000:])
     # Nothing changed: the queues are as they were.
     queues = _queue_types(private_rabbitmq_url)
