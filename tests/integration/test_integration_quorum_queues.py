@@ -115,6 +115,8 @@ def request_worker(
         answer = app.control.cancel_consumer(NODE_QUEUE, destination=[node], reply=True)
         assert answer and "ok" in answer[0][node], answer
         yield app
+        # kombu's warning that the request queue's direct exchange cannot delay is left out.
+        assert "is a direct exchange" not in (tmp_path / "requests.log").read_text()
     finally:
         processes.stop_all(timeout=10)
         app.pool.force_close_all()
