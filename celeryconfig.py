@@ -11,8 +11,8 @@ from datetime import timedelta
 from conv_tasks.broker import redis_transport
 from conv_tasks.broker.options import (
     TASK_QUEUE,
+    QueueType,
     connection_conf,
-    conv_tasks_queues,
     conv_tasks_routes,
 )
 from conv_tasks.settings import get_settings
@@ -65,9 +65,18 @@ broker_connection_retry_on_startup = True
 task_default_queue = TASK_QUEUE
 task_routes = conv_tasks_routes()
 # Durable queues, and messages RabbitMQ writes to disk: queued work outlives a restart of the
-# broker (a Redis broker keeps only what its own persistence keeps).
-task_queues = conv_tasks_queues()
+# broker (a Redis broker keeps only what its own persistence keeps). On RabbitMQ they are quorum
+# queues, replicated over the cluster, unless CONV_TASKS_RABBITMQ_QUEUE_TYPE=classic.
+task_queues = _connection["task_queues"]
 task_default_delivery_mode = "persistent"
+# With quorum queues, a countdown (a node's poll or retry) waits in RabbitMQ, in Celery's ladder
+# of delay queues, not in a worker (conv_tasks.broker.options.conv_tasks_queues); those queues
+# are quorum queues too, so a delayed poll outlives the loss of a broker node. Celery declares
+# them, and binds the node queue to them, as a worker starts.
+broker_native_delayed_delivery_queue_type = QueueType.QUORUM.value
+# Quorum queues have no global QoS: the worker sees them and sets its prefetch per consumer
+# (Celery's default, said here because conv_tasks depends on it).
+worker_detect_quorum_queues = True
 result_expires = timedelta(days=1)
 worker_hijack_root_logger = False
 timezone = "UTC"

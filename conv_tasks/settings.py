@@ -92,6 +92,8 @@ def _keys(env: Mapping[str, str], name: str, problems: list[Problem]) -> tuple[s
 
 
 API_AUTH_MODES = ("noauth", "tokens", "keystone")
+# conv_tasks.broker.options.QueueType's values (that module imports kombu; this one does not).
+RABBITMQ_QUEUE_TYPES = ("quorum", "classic")
 
 
 def _choice(
@@ -234,6 +236,11 @@ class Settings:
     # wait condition handles give Heat's curl command against it. Empty: they give the
     # `conv-tasks wait-condition signal` command, over the broker.
     api_public_url: str = ""
+    # The type of conv_tasks' two queues on a RabbitMQ broker: quorum (replicated over the
+    # cluster; countdowns wait in RabbitMQ) or classic (one node's; as before issue 23). A
+    # queue's type cannot change: a deployment whose queues are classic sets classic until it
+    # moves them (docs/operations/rabbitmq.md). Ignored on Redis.
+    rabbitmq_queue_type: str = "quorum"
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -301,6 +308,13 @@ class Settings:
                 env, "CONV_TASKS_API_KEEP_ALIVE", cls.api_keep_alive, problems, minimum=1
             ),
             api_public_url=_public_url(env, "CONV_TASKS_API_PUBLIC_URL", problems),
+            rabbitmq_queue_type=_choice(
+                env,
+                "CONV_TASKS_RABBITMQ_QUEUE_TYPE",
+                cls.rabbitmq_queue_type,
+                RABBITMQ_QUEUE_TYPES,
+                problems,
+            ),
             environ=dict(env),
         )
         for name, value in (

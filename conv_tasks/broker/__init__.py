@@ -1,5 +1,7 @@
 """The Celery broker: which one a URL names, its settings, and our fix to kombu's Redis transport.
 
 Redis and RabbitMQ both carry conv_tasks' task messages; `options` decides,
-from the broker URL alone, what each needs. Nothing here connects to a broker.
+from the broker URL alone, what each needs. Nothing here connects to a broker
+but `queue_check`, which declares conv_tasks' queues as a process starts and
+turns RabbitMQ's refusal of their type into one line naming the setting.
 """

@@ -82,6 +82,9 @@ def explain(exc: BaseException) -> tuple[Exit, str] | None:
             f"on the broker {_safe_url(settings.broker_url)}? If the workers are busy, "
             "raise --timeout."
         )
+    queue_type = _queue_type_problem(exc, settings.broker_url, settings.rabbitmq_queue_type)
+    if queue_type is not None:
+        return Exit.FAILED, queue_type
     if isinstance(exc, BrokerDown):
         return Exit.UNREACHABLE, (
             f"cannot reach the broker at {_safe_url(settings.broker_url)} ({_first_line(exc)}): "
@@ -105,6 +108,16 @@ def explain(exc: BaseException) -> tuple[Exit, str] | None:
             f"({_first_line(orig)}): start it, or point CONV_TASKS_DATABASE_URL at it."
         )
     return None
+
+
+def _queue_type_problem(exc: BaseException, broker_url: str, wanted: str) -> str | None:
+    """RabbitMQ refusing to declare conv_tasks' queue as CONV_TASKS_RABBITMQ_QUEUE_TYPE says
+    (it holds one of the other type), as the worker says it; None for anything else."""
+    from conv_tasks.broker.options import QueueType
+    from conv_tasks.broker.queue_check import refusal
+
+    error = refusal(exc, QueueType(wanted), broker_url)
+    return None if error is None else str(error)
 
 
 def run(command: Callable[..., object]) -> None:

@@ -10,6 +10,8 @@ from typing import Any
 from celery import Celery
 from celery.signals import beat_init, worker_init, worker_process_init
 
+from conv_tasks.tasks.startup_checks import quiet_request_exchange_notice
+
 TASK_MODULES = [
     "conv_tasks.tasks.health",
     "conv_tasks.tasks.stack",
@@ -29,6 +31,8 @@ app.config_from_object("celeryconfig")
 # The worker checks every message, and decodes it with limits, before Celery's consumer
 # handles it: no message, whatever its content, stops a worker (conv_tasks.tasks.consumer).
 app.conf.worker_consumer = "conv_tasks.tasks.consumer:Consumer"
+# The request queue's exchange is direct on purpose: kombu's warning about it is not ours.
+quiet_request_exchange_notice()
 
 
 @worker_process_init.connect
@@ -55,6 +59,7 @@ def _worker_started(**_kwargs: Any) -> None:
 @beat_init.connect
 def _beat_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
+    from conv_tasks.tasks.startup_checks import stop_unless_queues_match
     from conv_tasks.tasks.startup_warnings import (
         refuse_misconfigured_sentinels,
         warn_if_unsealed,
@@ -63,3 +68,4 @@ def _beat_started(**_kwargs: Any) -> None:
     settings = get_settings()
     refuse_misconfigured_sentinels("beat", settings)
     warn_if_unsealed("beat", settings)
+    stop_unless_queues_match(app, settings, "beat")

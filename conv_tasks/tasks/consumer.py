@@ -24,16 +24,20 @@ from typing import Any
 
 from celery import states
 from celery.app.task import Context
-from celery.exceptions import NotRegistered
+from celery.exceptions import NotRegistered, WorkerShutdown
 from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu.exceptions import DecodeError
 from kombu.message import Message
 from vine import promise
 
+from conv_tasks.broker.options import QueueType
+from conv_tasks.broker.queue_check import refusal
 from conv_tasks.errors import PayloadError
 from conv_tasks.limits import MAX_NAME_CHARS
+from conv_tasks.settings import get_settings
 from conv_tasks.tasks.admission import arguments_problem, body_problem, envelope_problem
 from conv_tasks.tasks.bounded_decoding import BodyRefused, install
+from conv_tasks.tasks.startup_checks import STOPS
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +73,21 @@ class Consumer(CeleryConsumer):
         # Before the pool forks: its processes decode the bodies again, with the same limits.
         install()
         super().__init__(*args, **kwargs)
+
+    def start(self) -> None:
+        """Celery's, but RabbitMQ refusing to declare conv_tasks' queues as
+        CONV_TASKS_RABBITMQ_QUEUE_TYPE says (they are of the other type) stops the worker with
+        one line naming the setting, not a traceback (conv_tasks.broker.queue_check)."""
+        try:
+            super().start()
+        except Exception as exc:
+            error = refusal(
+                exc, QueueType(get_settings().rabbitmq_queue_type), str(self.app.conf.broker_url)
+            )
+            if error is None:
+                raise
+            log.critical(STOPS, "worker", error)
+            raise WorkerShutdown(1) from None
 
     def create_task_handler(self, promise: Any = promise) -> Callable[[Message], None]:
         handle = super().create_task_handler(promise)

@@ -8,7 +8,7 @@ from typing import Any
 
 from celery import Celery
 
-from conv_tasks.broker.options import NODE_QUEUE
+from conv_tasks.broker.options import NODE_QUEUE, broker_countdown, delayed_by_broker
 from conv_tasks.engine import EngineEnv, default_env
 from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
 
@@ -27,6 +27,9 @@ class CeleryDispatcher:
 
     def __init__(self, app: Celery | None = None) -> None:
         self._app = app
+        # Whether the app's countdowns wait in RabbitMQ (quorum queues), in whole seconds;
+        # found on the first countdown, from the app's queues.
+        self._whole_seconds: bool | None = None
 
     @property
     def app(self) -> Celery:
@@ -37,6 +40,11 @@ class CeleryDispatcher:
         return app
 
     def node(self, payload: Mapping[str, Any], *, countdown: float | None = None) -> None:
+        if countdown and countdown > 0:
+            if self._whole_seconds is None:
+                self._whole_seconds = delayed_by_broker(self.app.amqp.queues.values())
+            if self._whole_seconds:
+                countdown = broker_countdown(countdown)
         self.app.send_task(
             NODE_TASK,
             kwargs=dict(payload),

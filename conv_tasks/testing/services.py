@@ -326,6 +326,8 @@ def celery_app(env: Mapping[str, str], name: str = "conv_tasks_client") -> Celer
     """A Celery app of the test process that talks to the broker and results in `env`."""
     app = Celery(name)
     app.config_from_object("celeryconfig")
+    # The broker, results and queues of `env`'s workers, whose queues may be of another type
+    # than this process's.
     app.conf.update(connection_conf(Settings.from_env(env)))
     return app
 

@@ -18,10 +18,13 @@ from conv_tasks.broker.options import (
     NODE_QUEUE,
     TASK_QUEUE,
     BrokerKind,
+    QueueType,
+    broker_countdown,
     broker_kind,
     broker_options,
     conv_tasks_queues,
     conv_tasks_routes,
+    delayed_by_broker,
 )
 from conv_tasks.broker.redis_transport import TRANSPORT_PATH, Channel, Transport
 
@@ -61,8 +64,23 @@ def test_rabbitmq_gets_publisher_confirms_and_no_redis_options() -> None:
     assert options.transport_options == {"confirm_publish": True}
 
 
-def test_both_queues_are_durable() -> None:
-    requests, nodes = conv_tasks_queues()
+def test_only_rabbitmq_gets_quorum_queues() -> None:
+    for url, expected in (
+        ("amqp://guest:guest@127.0.0.1:5672/conv", QueueType.QUORUM),
+        ("redis://127.0.0.1:6379/0", QueueType.CLASSIC),
+        ("sentinel://10.0.0.1:26379", QueueType.CLASSIC),
+        ("memory://", QueueType.CLASSIC),
+    ):
+        options = broker_options(url, visibility_timeout=1.0, queue_type=QueueType.QUORUM)
+        assert options.queue_type is expected, url
+    classic = broker_options("amqp://h//", visibility_timeout=1.0, queue_type=QueueType.CLASSIC)
+    assert classic.queue_type is QueueType.CLASSIC
+    # Another service's broker (a Celery connection) makes no claim on its queues.
+    assert broker_options("amqp://h//", visibility_timeout=1.0).queue_type is QueueType.CLASSIC
+
+
+def test_classic_queues_are_durable_on_one_direct_exchange_as_before() -> None:
+    requests, nodes = conv_tasks_queues(QueueType.CLASSIC)
     assert requests.name == TASK_QUEUE and requests.routing_key == TASK_QUEUE
     assert nodes.name == NODE_QUEUE and nodes.routing_key == NODE_QUEUE
     for queue in (requests, nodes):
@@ -70,6 +88,26 @@ def test_both_queues_are_durable() -> None:
         assert queue.exchange.name == TASK_QUEUE and queue.exchange.durable
         assert queue.exchange.type == "direct"
         assert not queue.queue_arguments  # a classic queue, not a quorum queue
+    assert not delayed_by_broker([requests, nodes])
+
+
+def test_quorum_queues_put_nodes_on_a_topic_exchange_and_requests_where_callers_send() -> None:
+    requests, nodes = conv_tasks_queues(QueueType.QUORUM)
+    for queue in (requests, nodes):
+        assert queue.durable and not queue.auto_delete and not queue.exclusive
+        assert queue.queue_arguments == {"x-queue-type": "quorum"}
+        assert queue.routing_key == queue.name and queue.exchange.durable
+    # A foreign caller's Celery declares `conv_tasks` as a direct exchange: it stays one.
+    assert (requests.exchange.name, requests.exchange.type) == (TASK_QUEUE, "direct")
+    # Native delayed delivery binds only non-direct exchanges: the node queue's is a topic.
+    assert (nodes.exchange.name, nodes.exchange.type) == (NODE_QUEUE, "topic")
+    assert delayed_by_broker([requests, nodes])
+
+
+@pytest.mark.parametrize(("countdown", "seconds"), [(0.2, 1), (1.0, 1), (1.01, 2), (59.5, 60)])
+def test_countdowns_become_whole_seconds_rounded_up(countdown: float, seconds: int) -> None:
+    # Celery truncates a countdown to pick the delay queues and refuses one under a second.
+    assert broker_countdown(countdown) == seconds
 
 
 def test_graph_work_is_routed_apart_from_requests() -> None:

@@ -99,6 +99,12 @@ def test_the_task_api_example_runs_without_conv_tasks(workers: Any, foreign_pyth
         CONV_TASKS_BROKER_URL=os.environ["CONV_TASKS_BROKER_URL"],
         CONV_TASKS_RESULT_BACKEND=os.environ["CONV_TASKS_RESULT_BACKEND"],
         CONV_TASKS_TENANT=f"foreign-{uuid.uuid4().hex[:8]}",
+        # The run's queue type on RabbitMQ (make test-rabbitmq RABBITMQ_QUEUE_TYPE=classic).
+        **{
+            name: os.environ[name]
+            for name in ("CONV_TASKS_RABBITMQ_QUEUE_TYPE",)
+            if os.environ.get(name)
+        },
     )
     ran = subprocess.run(
         [str(foreign_python), "-c", _block("foreign-caller-example", "python")],

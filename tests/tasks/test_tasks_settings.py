@@ -220,3 +220,20 @@ def test_an_edge_url_that_is_not_http_is_rejected_by_name(raw: str) -> None:
         Settings.from_env({"CONV_TASKS_API_PUBLIC_URL": raw})
     assert problem_paths(caught.value) == ["CONV_TASKS_API_PUBLIC_URL"]
     assert repr(raw) in str(caught.value)
+
+
+def test_rabbitmq_queues_are_quorum_queues_unless_classic_is_asked_for() -> None:
+    assert Settings.from_env({}).rabbitmq_queue_type == "quorum"
+    for raw, expected in (("classic", "classic"), (" Quorum ", "quorum"), ("", "quorum")):
+        env = {"CONV_TASKS_RABBITMQ_QUEUE_TYPE": raw}
+        assert Settings.from_env(env).rabbitmq_queue_type == expected, raw
+
+
+@pytest.mark.parametrize("raw", ["mirrored", "stream", "quorum,classic"])
+def test_an_unknown_queue_type_is_rejected_by_name(raw: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({"CONV_TASKS_RABBITMQ_QUEUE_TYPE": raw})
+    assert str(caught.value) == (
+        "Invalid configuration: CONV_TASKS_RABBITMQ_QUEUE_TYPE: must be one of quorum, classic, "
+        f"got {raw!r}"
+    )

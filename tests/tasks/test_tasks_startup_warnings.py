@@ -36,3 +36,20 @@ def test_worker_and_beat_start_up_signals_run_the_check() -> None:
 
     assert app_module._worker_started in receivers(worker_init)
     assert app_module._beat_started in receivers(beat_init)
+
+
+def test_kombus_warning_about_the_direct_request_exchange_is_left_out() -> None:
+    import logging
+
+    from conv_tasks.tasks.startup_checks import RequestExchangeNotice
+
+    def record(message: str) -> logging.LogRecord:
+        return logging.LogRecord("kombu", logging.WARNING, __file__, 1, message, None, None)
+
+    notice = RequestExchangeNotice()
+    assert not notice.filter(
+        record("Exchange conv_tasks is a direct exchange and native delayed delivery do not ...")
+    )
+    # Another exchange's, or another warning, is kept.
+    assert notice.filter(record("Exchange billing is a direct exchange and native delayed ..."))
+    assert notice.filter(record("Failed to bind queue 'conv_tasks.nodes': boom"))
