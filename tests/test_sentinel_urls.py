@@ -11,7 +11,7 @@ from kombu import Connection
 from kombu.transport import TRANSPORT_ALIASES
 
 from conv_tasks.broker import redis_transport
-from conv_tasks.broker.options import BrokerKind, broker_options, connection_conf
+from conv_tasks.broker.options import RESTORE_EVERY, BrokerKind, broker_options, connection_conf
 from conv_tasks.errors import InvalidInput
 from conv_tasks.masked_url import masked
 from conv_tasks.redis_client import redis_client
@@ -25,6 +25,9 @@ from conv_tasks.sentinel_urls import (
     sentinel_transport_options,
 )
 from conv_tasks.settings import Settings
+
+# How often a Redis broker's worker looks for messages past their visibility timeout (issue 23).
+RESTORE = {"unacked_restore_interval": RESTORE_EVERY, "unacked_restore_throttle": 1}
 
 LIST = "sentinel://10.0.0.1:26379;sentinel://10.0.0.2:26380;sentinel://s3.example/2"
 
@@ -146,6 +149,7 @@ def test_the_broker_and_the_results_get_the_master_and_the_sentinels_password() 
     assert conf["broker_url"] == "sentinel://a:1/0"
     assert conf["broker_transport_options"] == {
         "visibility_timeout": 42.0,
+        **RESTORE,
         "master_name": "m",
         "sentinel_kwargs": sentinels,
         "socket_timeout": MASTER_SOCKET_TIMEOUT,
@@ -162,7 +166,7 @@ def test_the_broker_and_the_results_get_the_master_and_the_sentinels_password() 
 
 def test_redis_urls_get_no_sentinel_options() -> None:
     conf = connection_conf(Settings.from_env(_env(SENTINEL_MASTER="m")))
-    assert conf["broker_transport_options"] == {"visibility_timeout": 600.0}
+    assert conf["broker_transport_options"] == {"visibility_timeout": 600.0, **RESTORE}
     assert conf["result_backend_transport_options"] == {}
     assert sentinel_transport_options("amqp://h//", master="m", password="") == {}
 
