@@ -324,11 +324,9 @@ class PrivateRabbitMQ:
     read or touched. It shares epmd and the Erlang cookie (the `rabbitmq` user's) with the
     system node, as any second node on a machine does. `guest` may log in from 127.0.0.1
     only, so the node creates a user of its own (`user`, a random password) on its first
-    boot. It runs as the `rabbitmq` user when we are root (Debian's scripts want that).
-    `heartbeat` (seconds) goes into `url()`: the AMQP heartbeat a client asks for, which
-    is how soon RabbitMQ notices a client that went silent and requeues what it held."""
+    boot. It runs as the `rabbitmq` user when we are root (Debian's scripts want that)."""
 
-    def __init__(self, *, host: str = "127.0.0.1", heartbeat: float = 0) -> None:
+    def __init__(self, *, host: str = "127.0.0.1") -> None:
         self.server = shutil.which("rabbitmq-server", path=f"/usr/lib/rabbitmq/bin:{os.defpath}")
         if self.server is None:
             raise RuntimeError(
@@ -338,7 +336,6 @@ class PrivateRabbitMQ:
         self.bin = Path(self.server).parent
         self.host = host
         self.port = _port_with_dist_port(host)
-        self.heartbeat = heartbeat
         self.node = f"fleet-{uuid.uuid4().hex[:10]}@localhost"
         self.user = "conv_tasks"
         self.password = uuid.uuid4().hex
@@ -365,8 +362,7 @@ class PrivateRabbitMQ:
                 shutil.chown(self.root / made, "rabbitmq", "rabbitmq")
 
     def url(self, vhost: str = "") -> str:
-        query = f"?heartbeat={self.heartbeat:g}" if self.heartbeat else ""
-        return f"amqp://{self.user}:{self.password}@{self.host}:{self.port}/{vhost}{query}"
+        return f"amqp://{self.user}:{self.password}@{self.host}:{self.port}/{vhost}"
 
     @property
     def env(self) -> dict[str, str]:

@@ -8,7 +8,7 @@ backend (1), the other the SyncPoint store, so that a host can lose its broker a
 `broker_kind="rabbitmq"` the broker is a private RabbitMQ node on the bridge's address instead
 (quorum queues, results in the SyncPoint Redis). A partitioned worker's messages come back to
 the others after the visibility timeout on Redis, and once RabbitMQ has missed the worker's
-AMQP heartbeats (`HEARTBEAT` s, asked for in the broker URL) on RabbitMQ
+AMQP heartbeats (`HEARTBEAT` s, CONV_TASKS_BROKER_HEARTBEAT) on RabbitMQ
 (see docs/development/testing.md).
 
 No beat runs, and the watchdog interval and stall time are an hour: every scenario must end
@@ -78,7 +78,7 @@ def make_fleet(tmp_path: Path) -> Iterator[Callable[..., FleetCluster]]:
         syncpoints.start()
         if broker_kind == "rabbitmq":
             # Quorum queues (the default queue type); results in the SyncPoint Redis.
-            rabbitmq = PrivateRabbitMQ(host=fleet.gateway, heartbeat=HEARTBEAT)
+            rabbitmq = PrivateRabbitMQ(host=fleet.gateway)
             cleanup.append(rabbitmq.stop)
             rabbitmq.start()
             broker: PrivateRedis | PrivateRabbitMQ = rabbitmq
@@ -99,6 +99,7 @@ def make_fleet(tmp_path: Path) -> Iterator[Callable[..., FleetCluster]]:
             "CONV_TASKS_LOCK_TTL": str(LOCK_TTL),
             "CONV_TASKS_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             "CONV_TASKS_POLL_INTERVAL": "0.5",
+            "CONV_TASKS_BROKER_HEARTBEAT": str(HEARTBEAT),
             # No beat runs; were one to, its watchdog would wait an hour: a scenario that
             # completes does so without it.
             "CONV_TASKS_WATCHDOG_INTERVAL": "3600",

@@ -26,7 +26,7 @@ from conv_tasks.testing import PrivatePostgres, PrivateRabbitMQ, PrivateRedis
 
 LOCK_TTL = 5.0
 VISIBILITY_TIMEOUT = 12.0
-# The AMQP heartbeat the workers ask RabbitMQ for (the broker URL's `?heartbeat=`): RabbitMQ
+# The AMQP heartbeat the workers ask RabbitMQ for (CONV_TASKS_BROKER_HEARTBEAT): RabbitMQ
 # closes the connection of a worker it has heard nothing from for about two of these, and
 # hands the messages it held to the others, well within a partition's cut.
 HEARTBEAT = 4
