@@ -162,6 +162,15 @@ class FleetCluster:
             stats.get("total", {}).get("conv_tasks.node.converge", 0) for stats in answer.values()
         )
 
+    def heartbeat_connections(self, host: str) -> int:
+        """How many connections RabbitMQ holds from `host` that send heartbeats (a worker's
+        consuming ones: CONV_TASKS_BROKER_HEARTBEAT)."""
+        assert isinstance(self.broker, PrivateRabbitMQ)
+        listed = self.broker.ctl("list_connections", "peer_host", "timeout", "--silent")
+        rows = [line.split("\t") for line in listed.splitlines() if "\t" in line]
+        address = self.hosts[host].address
+        return sum(1 for peer, timeout in rows if peer == address and float(timeout) > 0)
+
     def polling(self, host: str) -> set[str]:
         """The resources whose last node delivery on `host` left their action under way, to be
         polled (the worker of `host` logs at DEBUG)."""

@@ -53,8 +53,14 @@ def test_a_partitioned_host_is_taken_over_and_its_late_writes_are_refused(
     held = set(polls.values()) if broker_kind == "redis" else cluster.polling("h1")
     leases = {r.name: r.lock_nonce for r in cluster.resources(stack_id) if r.name in held}
     assert all(leases.values()), leases  # h1's resources are leased, their actions under way
+    if broker_kind == "rabbitmq":
+        assert cluster.heartbeat_connections("h1") > 0  # h1 consumes, asking for heartbeats
     cluster.hosts["h1"].cut()
     time.sleep(CUT_SECS)
+    if broker_kind == "rabbitmq":
+        # RabbitMQ gave up on h1's consuming connection (missed heartbeats), and so handed
+        # back whatever h1 held; h1's other connections send no heartbeats and stay.
+        assert cluster.heartbeat_connections("h1") == 0
     # The others carry h1's actions on: each is leased again, under another nonce.
     rows = {r.name: r for r in cluster.resources(stack_id)}
     taken = {name: rows[name].lock_nonce for name in held}
