@@ -82,8 +82,9 @@ test-rabbitmq: setup services
 		$(BIN)/python -m pytest $(PARALLEL) tests/integration tests/chaos
 
 # Several hosts, for real (tests/fleet): three worker hosts as network namespaces, cut off,
-# killed or run 30 s ahead, with their PostgreSQL and Redis reached over veth links. Needs
-# root (ip netns); nftables and faketime are installed when missing. One test at a time: the
+# killed or run 30 s ahead, with their PostgreSQL, Redis and RabbitMQ (private ones) reached
+# over veth links. Needs root (ip netns); nftables, faketime and rabbitmq-server are installed
+# when missing. One test at a time: the
 # scenarios time leases and must not share the two cores. docs/development/testing.md.
 test-fleet: setup services
 	./scripts/ensure-fleet-tools.sh

@@ -60,6 +60,11 @@ task_send_sent_event = _settings.task_sent_events
 task_track_started = True
 
 broker_connection_retry_on_startup = True
+# On RabbitMQ, how often the worker's consuming connection says it is alive: RabbitMQ requeues
+# what a worker held once it has missed about two (a worker cut off by the network holds its
+# messages until then). Only the worker's consuming connection sends heartbeats.
+# CONV_TASKS_BROKER_HEARTBEAT, 120 s by default (Celery's).
+broker_heartbeat = _settings.broker_heartbeat
 # Requests on `conv_tasks` (also where a task nobody routed goes), graph nodes and beat jobs on
 # `conv_tasks.nodes`: a read never waits behind a traversal. Workers consume both by default.
 task_default_queue = TASK_QUEUE

@@ -193,6 +193,11 @@ class Settings:
     gc_interval: float = 300.0
     # How long a broker message may stay unacknowledged before Redis hands it to another worker.
     visibility_timeout: float = 600.0
+    # The AMQP heartbeat a worker asks RabbitMQ for (Celery's broker_heartbeat; its default).
+    # RabbitMQ gives up on a worker it has not heard from for about two of these, and hands
+    # the messages that worker held to the others: a worker cut off by the network, which
+    # never closes its connection, holds them that long. Ignored on Redis.
+    broker_heartbeat: float = 120.0
     # Delay between two completion checks of a resource action in progress.
     poll_interval: float = 1.0
     # Bytes a worker process may spend on cached template definitions.
@@ -274,6 +279,9 @@ class Settings:
             gc_interval=_float(env, "CONV_TASKS_GC_INTERVAL", cls.gc_interval, problems),
             visibility_timeout=_float(
                 env, "CONV_TASKS_VISIBILITY_TIMEOUT", cls.visibility_timeout, problems
+            ),
+            broker_heartbeat=_float(
+                env, "CONV_TASKS_BROKER_HEARTBEAT", cls.broker_heartbeat, problems
             ),
             poll_interval=_float(env, "CONV_TASKS_POLL_INTERVAL", cls.poll_interval, problems),
             cache_bytes=int(

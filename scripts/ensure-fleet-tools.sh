@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Install what `make test-fleet` needs when it is missing: iproute2 (`ip netns`, veth pairs and
 # a bridge make the hosts), nftables (`nft` cuts a host's link, or only its broker or database
-# port) and libfaketime (a host whose clock runs ahead). Installs nothing when all are there.
+# port), libfaketime (a host whose clock runs ahead) and rabbitmq-server (the scenarios' RabbitMQ
+# variants start a private node of it). Installs nothing when all are there.
 set -euo pipefail
 
 missing=()
 command -v ip >/dev/null || missing+=(iproute2)
 command -v nft >/dev/null || missing+=(nftables)
 command -v faketime >/dev/null || missing+=(faketime)
+[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || command -v rabbitmq-server >/dev/null \
+  || missing+=(rabbitmq-server)
 if [ ${#missing[@]} = 0 ]; then
   exit 0
 fi

@@ -18,9 +18,9 @@ database, real `celery worker` processes that find the package's types through i
 point, and a CONV_TASKS_CONNECTIONS file written from the case. Some run the engine in the
 test process (inprocess.py), to time every step and to kill a worker at a chosen moment.
 Each failure names the type, the check, the step and what it saw; a check that does not
-apply to the type says so. PrivatePostgres and PrivateRedis start throwaway servers for
-what a type acts on; PrivateSentinelGroup a Redis primary, replicas and sentinels to fail
-over. The guide's page is docs/guide/conformance-kit.md.
+apply to the type says so. PrivatePostgres, PrivateRedis and PrivateRabbitMQ start
+throwaway servers for what a type acts on; PrivateSentinelGroup a Redis primary, replicas and
+sentinels to fail over. The guide's page is docs/guide/conformance-kit.md.
 
 This package never changes conv_tasks' own behaviour, and importing it reads no settings.
 """
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from conv_tasks.testing.sentinel import PrivateSentinelGroup
     from conv_tasks.testing.services import (
         PrivatePostgres,
+        PrivateRabbitMQ,
         PrivateRedis,
         TestServices,
         celery_app,
@@ -54,6 +55,7 @@ _ON_FIRST_USE = {
     "Cluster": "conv_tasks.testing.cluster",
     "Conformance": "conv_tasks.testing.conformance",
     "PrivatePostgres": "conv_tasks.testing.services",
+    "PrivateRabbitMQ": "conv_tasks.testing.services",
     "PrivateRedis": "conv_tasks.testing.services",
     "PrivateSentinelGroup": "conv_tasks.testing.sentinel",
     "TestServices": "conv_tasks.testing.services",
@@ -79,6 +81,7 @@ __all__ = [
     "Conformance",
     "ConformanceFailure",
     "PrivatePostgres",
+    "PrivateRabbitMQ",
     "PrivateRedis",
     "PrivateSentinelGroup",
     "Report",

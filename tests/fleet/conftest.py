@@ -4,10 +4,12 @@
 PostgreSQL and two private Redis servers listening on the bridge's address only, and three
 hosts (`h1`, `h2`, `h3`), each a network namespace running a real `celery worker` (prefork,
 two children) through `ip netns exec`. One Redis is the broker (database 0) and the result
-backend (1), the other the SyncPoint store, so that a host can lose its broker alone. The
-broker is Redis, not RabbitMQ: the shared RabbitMQ listens on 127.0.0.1, which a namespace
-cannot reach, and with Redis a partitioned worker's messages come back to the others after
-the visibility timeout, a fixed, short time (see docs/development/testing.md).
+backend (1), the other the SyncPoint store, so that a host can lose its broker alone; with
+`broker_kind="rabbitmq"` the broker is a private RabbitMQ node on the bridge's address instead
+(quorum queues, results in the SyncPoint Redis). A partitioned worker's messages come back to
+the others after the visibility timeout on Redis, and once RabbitMQ has missed the worker's
+AMQP heartbeats (`HEARTBEAT` s, CONV_TASKS_BROKER_HEARTBEAT) on RabbitMQ
+(see docs/development/testing.md).
 
 No beat runs, and the watchdog interval and stall time are an hour: every scenario must end
 by the workers' own doing, never by the watchdog resuming a stalled traversal. The lease
@@ -24,12 +26,25 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from fleet_cluster import HOSTS, LOCK_TTL, VISIBILITY_TIMEOUT, FleetCluster, HostProcesses
+from fleet_cluster import (
+    HEARTBEAT,
+    HOSTS,
+    LOCK_TTL,
+    VISIBILITY_TIMEOUT,
+    FleetCluster,
+    HostProcesses,
+)
 from netns import Fleet, Host, missing
 
 from conv_tasks.client import Client
 from conv_tasks.db.migrate import upgrade
-from conv_tasks.testing import PrivatePostgres, PrivateRedis, celery_app, wait_for_workers
+from conv_tasks.testing import (
+    PrivatePostgres,
+    PrivateRabbitMQ,
+    PrivateRedis,
+    celery_app,
+    wait_for_workers,
+)
 
 _WHY_NOT = missing()
 
@@ -37,13 +52,18 @@ _WHY_NOT = missing()
 @pytest.fixture
 def make_fleet(tmp_path: Path) -> Iterator[Callable[..., FleetCluster]]:
     """Build the fleet of one test; `clocks` gives a host's faketime offset ("+30s"), the
-    workers of the hosts in `debug` log at DEBUG (each node's outcome)."""
+    workers of the hosts in `debug` log at DEBUG (each node's outcome); `broker_kind` is
+    "redis" or "rabbitmq"."""
     if _WHY_NOT is not None:
         pytest.skip(_WHY_NOT)
     built: list[FleetCluster] = []
     cleanup: list[Callable[[], None]] = []
 
-    def make(clocks: Mapping[str, str] | None = None, debug: tuple[str, ...] = ()) -> FleetCluster:
+    def make(
+        clocks: Mapping[str, str] | None = None,
+        debug: tuple[str, ...] = (),
+        broker_kind: str = "redis",
+    ) -> FleetCluster:
         fleet = Fleet()
         cleanup.append(fleet.destroy)
         network = str(fleet.network)
@@ -53,22 +73,33 @@ def make_fleet(tmp_path: Path) -> Iterator[Callable[..., FleetCluster]]:
         postgres.start()
         postgres.create_database()
         upgrade(postgres.url)
-        broker = PrivateRedis(host=fleet.gateway)
-        cleanup.append(broker.stop)
-        broker.start()
         syncpoints = PrivateRedis(host=fleet.gateway)
         cleanup.append(syncpoints.stop)
         syncpoints.start()
+        if broker_kind == "rabbitmq":
+            # Quorum queues (the default queue type); results in the SyncPoint Redis.
+            rabbitmq = PrivateRabbitMQ(host=fleet.gateway)
+            cleanup.append(rabbitmq.stop)
+            rabbitmq.start()
+            broker: PrivateRedis | PrivateRabbitMQ = rabbitmq
+            broker_url, result_backend = rabbitmq.url(), syncpoints.url(1)
+        else:
+            redis_broker = PrivateRedis(host=fleet.gateway)
+            cleanup.append(redis_broker.stop)
+            redis_broker.start()
+            broker = redis_broker
+            broker_url, result_backend = redis_broker.url(0), redis_broker.url(1)
         suffix = uuid.uuid4().hex[:6]
         env = {
             "CONV_TASKS_DATABASE_URL": postgres.url,
-            "CONV_TASKS_BROKER_URL": broker.url(0),
-            "CONV_TASKS_RESULT_BACKEND": broker.url(1),
+            "CONV_TASKS_BROKER_URL": broker_url,
+            "CONV_TASKS_RESULT_BACKEND": result_backend,
             "CONV_TASKS_REDIS_URL": syncpoints.url(0),
             "CONV_TASKS_REDIS_PREFIX": f"fleet-{suffix}",
             "CONV_TASKS_LOCK_TTL": str(LOCK_TTL),
             "CONV_TASKS_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT),
             "CONV_TASKS_POLL_INTERVAL": "0.5",
+            "CONV_TASKS_BROKER_HEARTBEAT": str(HEARTBEAT),
             # No beat runs; were one to, its watchdog would wait an hour: a scenario that
             # completes does so without it.
             "CONV_TASKS_WATCHDOG_INTERVAL": "3600",
@@ -95,7 +126,7 @@ def make_fleet(tmp_path: Path) -> Iterator[Callable[..., FleetCluster]]:
         wait_for_workers(app, {w.hostname(n) for n, w in workers.items()}, timeout=90)
         cluster = FleetCluster(
             fleet, hosts, workers, app, Client(app, tenant="fleet", timeout=30),
-            postgres.url, broker, syncpoints, postgres, tmp_path / "logs", suffix,
+            postgres.url, broker, syncpoints, postgres, tmp_path / "logs", suffix, broker_kind,
         )  # fmt: skip
         built.append(cluster)
         return cluster

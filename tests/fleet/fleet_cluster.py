@@ -22,10 +22,14 @@ from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
 from conv_tasks.db.models import Event, Resource, SandboxObject, Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.testing import PrivatePostgres, PrivateRedis
+from conv_tasks.testing import PrivatePostgres, PrivateRabbitMQ, PrivateRedis
 
 LOCK_TTL = 5.0
 VISIBILITY_TIMEOUT = 12.0
+# The AMQP heartbeat the workers ask RabbitMQ for (CONV_TASKS_BROKER_HEARTBEAT): RabbitMQ
+# closes the connection of a worker it has heard nothing from for about two of these, and
+# hands the messages it held to the others, well within a partition's cut.
+HEARTBEAT = 4
 HOSTS = ("h1", "h2", "h3")
 
 
@@ -81,11 +85,12 @@ class FleetCluster:
     app: Celery
     client: Client
     database_url: str
-    broker: PrivateRedis
+    broker: PrivateRedis | PrivateRabbitMQ
     syncpoints: PrivateRedis
     postgres: PrivatePostgres
     log_dir: Path
     suffix: str
+    broker_kind: str = "redis"
 
     def python(self, host: str, *args: str) -> str:
         """Run `python ARGS` on `host`, on its clock; its output."""
@@ -157,12 +162,33 @@ class FleetCluster:
             stats.get("total", {}).get("conv_tasks.node.converge", 0) for stats in answer.values()
         )
 
+    def heartbeat_connections(self, host: str) -> int:
+        """How many connections RabbitMQ holds from `host` that send heartbeats (a worker's
+        consuming ones: CONV_TASKS_BROKER_HEARTBEAT)."""
+        assert isinstance(self.broker, PrivateRabbitMQ)
+        listed = self.broker.ctl("list_connections", "peer_host", "timeout", "--silent")
+        rows = [line.split("\t") for line in listed.splitlines() if "\t" in line]
+        address = self.hosts[host].address
+        return sum(1 for peer, timeout in rows if peer == address and float(timeout) > 0)
+
+    def polling(self, host: str) -> set[str]:
+        """The resources whose last node delivery on `host` left their action under way, to be
+        polled (the worker of `host` logs at DEBUG)."""
+        last: dict[str, str] = {}
+        log = (self.log_dir / host / f"{host}.log").read_text(encoding="utf-8", errors="replace")
+        for found in re.finditer(r"node update:(\S+) of traversal \S+: (\S+)$", log, re.M):
+            last[found.group(1)] = found.group(2)
+        return {name for name, outcome in last.items() if outcome == "polling"}
+
     def wait_for_polls(self, host: str, timeout: float = 30.0) -> dict[str, str]:
-        """The polls `host` holds (task id: resource), once it holds some."""
+        """The polls `host` holds (task id: resource), once it holds some. On RabbitMQ (quorum
+        queues) a poll waits out its countdown in the broker, not in a worker: there, once
+        `host` has left some actions under way, the polls it holds right then (usually none;
+        the worker of `host` must log at DEBUG)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             held = self.scheduled_polls(host)
-            if held:
+            if held or (self.broker_kind == "rabbitmq" and self.polling(host)):
                 return held
             time.sleep(0.3)
         raise AssertionError(f"{host} never held a poll ({self.log_dir})")

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from fleet_cluster import FleetCluster, polling_template
 
 WIDTH = 6
 
 
-def test_the_rest_of_the_fleet_finishes_an_update_whose_host_died(make_fleet: Any) -> None:
-    cluster: FleetCluster = make_fleet()
+@pytest.mark.parametrize("broker_kind", ["redis", "rabbitmq"])
+def test_the_rest_of_the_fleet_finishes_an_update_whose_host_died(
+    make_fleet: Any, broker_kind: str
+) -> None:
+    cluster: FleetCluster = make_fleet(debug=("h2",), broker_kind=broker_kind)
     stack_id = cluster.client.create("lost", polling_template(WIDTH, 1.0))["stack_id"]
     assert cluster.wait_done(stack_id, timeout=60) == ("CREATE", "COMPLETE")
     cluster.client.update(stack_id, polling_template(WIDTH, 15.0, value="w"))

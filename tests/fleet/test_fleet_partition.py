@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
 from fleet_cluster import (
     LOCK_TTL,
     VISIBILITY_TIMEOUT,
@@ -31,6 +32,8 @@ CUT_SECS = LOCK_TTL + VISIBILITY_TIMEOUT + 12.0
 # What a delivery that does not hold the lease does (conv_tasks.engine.node.Outcome): waits
 # for the holder, tries again later, or finds the wait over.
 REFUSED = {"waiting", "retry", "woken-already"}
+# Each scenario runs on a Redis broker and on a RabbitMQ one (quorum queues).
+BROKERS = pytest.mark.parametrize("broker_kind", ["redis", "rabbitmq"])
 
 
 def _snapshot(cluster: FleetCluster, stack_id: str) -> tuple[Any, ...]:
@@ -38,17 +41,26 @@ def _snapshot(cluster: FleetCluster, stack_id: str) -> tuple[Any, ...]:
     return (cluster.events(stack_id), rows)
 
 
+@BROKERS
 def test_a_partitioned_host_is_taken_over_and_its_late_writes_are_refused(
-    make_fleet: Any,
+    make_fleet: Any, broker_kind: str
 ) -> None:
-    cluster: FleetCluster = make_fleet(debug=("h1",))
+    cluster: FleetCluster = make_fleet(debug=("h1",), broker_kind=broker_kind)
     stack_id = cluster.client.create("partition", polling_template(WIDTH, CREATE_SECS))["stack_id"]
     polls = cluster.wait_for_polls("h1")
-    held = set(polls.values())
+    # On Redis h1 holds its polls until their countdown; on RabbitMQ they wait in the broker,
+    # and h1's resources are those whose action it left under way.
+    held = set(polls.values()) if broker_kind == "redis" else cluster.polling("h1")
     leases = {r.name: r.lock_nonce for r in cluster.resources(stack_id) if r.name in held}
     assert all(leases.values()), leases  # h1's resources are leased, their actions under way
+    if broker_kind == "rabbitmq":
+        assert cluster.heartbeat_connections("h1") > 0  # h1 consumes, asking for heartbeats
     cluster.hosts["h1"].cut()
     time.sleep(CUT_SECS)
+    if broker_kind == "rabbitmq":
+        # RabbitMQ gave up on h1's consuming connection (missed heartbeats), and so handed
+        # back whatever h1 held; h1's other connections send no heartbeats and stay.
+        assert cluster.heartbeat_connections("h1") == 0
     # The others carry h1's actions on: each is leased again, under another nonce.
     rows = {r.name: r for r in cluster.resources(stack_id)}
     taken = {name: rows[name].lock_nonce for name in held}
@@ -73,11 +85,14 @@ def test_a_partitioned_host_is_taken_over_and_its_late_writes_are_refused(
     cluster.assert_all_answer()
 
 
-def test_hosts_that_lose_only_their_broker_or_only_postgresql_recover(make_fleet: Any) -> None:
-    """h2 loses the broker's port only, h3 PostgreSQL's only, both while they hold polls,
-    for longer than a lease and the visibility timeout. Healed, both answer a ping and take
-    work again, and the stack ends correct."""
-    cluster: FleetCluster = make_fleet()
+@BROKERS
+def test_hosts_that_lose_only_their_broker_or_only_postgresql_recover(
+    make_fleet: Any, broker_kind: str
+) -> None:
+    """h2 loses the broker's port only (Redis's or RabbitMQ's), h3 PostgreSQL's only, both
+    while they have actions under way, for longer than a lease and the visibility timeout.
+    Healed, both answer a ping and take work again, and the stack ends correct."""
+    cluster: FleetCluster = make_fleet(debug=("h2", "h3"), broker_kind=broker_kind)
     stack_id = cluster.client.create("ports", polling_template(WIDTH, 20.0))["stack_id"]
     cluster.wait_for_polls("h2")
     cluster.hosts["h2"].cut((cluster.broker.port,))

@@ -23,6 +23,7 @@ DURATIONS = {
     "CONV_TASKS_GC_INTERVAL": "gc_interval",
     "CONV_TASKS_VISIBILITY_TIMEOUT": "visibility_timeout",
     "CONV_TASKS_POLL_INTERVAL": "poll_interval",
+    "CONV_TASKS_BROKER_HEARTBEAT": "broker_heartbeat",
 }
 URLS = {
     "CONV_TASKS_DATABASE_URL": "database_url",
@@ -49,6 +50,7 @@ def test_empty_environment_gives_the_defaults() -> None:
     assert settings.gc_interval == 300.0
     assert settings.visibility_timeout == 600.0
     assert settings.poll_interval == 1.0
+    assert settings.broker_heartbeat == 120.0
 
 
 def test_empty_strings_count_as_unset() -> None:
