@@ -122,7 +122,8 @@ queued AS (
     RETURNING r.id
 )
 SELECT st.is_current, st.action AS stack_action, st.raw_template_id, st.timeout_mins,
-       st.operation_started_at, st.tenant, EXISTS (SELECT 1 FROM queued) AS queued,
+       st.operation_started_at, st.tenant, now() AS db_now,
+       EXISTS (SELECT 1 FROM queued) AS queued,
        v.id IN (SELECT id FROM claimed) AS held, v.*
 FROM st LEFT JOIN (
     SELECT {columns()} FROM claimed

@@ -85,6 +85,9 @@ class Claim:
     stack: StackState | None  # None: the stack is gone
     versions: tuple[ResourceVersion, ...]  # oldest first
     queued: bool  # another node holds a target: we are its waiter
+    # PostgreSQL's clock as it claimed (None: the stack is gone). Deadlines are decided by it,
+    # never by a worker's clock, which may run ahead or behind on its host (issue 23).
+    now: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ class Written:
 
 _WIDTH = len(COLUMNS)
 # Where a claim row's version columns begin: after the stack's state, `queued` and `held`.
-_CLAIM_VERSION_AT = 8
+_CLAIM_VERSION_AT = 9
 
 
 def _version(
@@ -242,6 +245,7 @@ class NodeStore:
         stack: StackState | None = None
         versions: list[ResourceVersion] = []
         queued = False
+        now: datetime | None = None
         for row in rows:
             if stack is None:
                 current, action, template_id, timeout_mins, started_at, tenant = row[:6]
@@ -253,11 +257,12 @@ class NodeStore:
                     started_at=started_at,
                     tenant=tenant,
                 )
-                queued = bool(row[6])
+                now = row[6]
+                queued = bool(row[7])
             if row[_CLAIM_VERSION_AT] is not None:
                 held = bool(row[_CLAIM_VERSION_AT - 1])
                 versions.append(_version(row, held, self._sealer, _CLAIM_VERSION_AT))
-        return Claim(stack, tuple(versions), queued)
+        return Claim(stack, tuple(versions), queued, now)
 
     def start_version(
         self,

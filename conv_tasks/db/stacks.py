@@ -179,11 +179,19 @@ class Stacks:
         return [RunningOperation(*row) for row in self._session.execute(stmt)]
 
     def swap_traversal(
-        self, stack_id: str, expected: str | None, new: str | None, **fields: Any
+        self,
+        stack_id: str,
+        expected: str | None,
+        new: str | None,
+        *,
+        starts_operation: bool = False,
+        **fields: Any,
     ) -> bool:
         """Set the stack's traversal to `new` only if it still holds `expected`.
 
-        Other columns in `fields` are written in the same statement. Returns whether this
+        Other columns in `fields` are written in the same statement. `starts_operation`: the
+        operation's start is now, by PostgreSQL's clock (its timeout is measured from it, by
+        that clock, whichever worker host's clock runs ahead). Returns whether this
         call won; a loser has written nothing. A write a constraint refuses (the template a
         concurrent collection deleted) raises LostRace: the caller's transaction is spoilt.
         """
@@ -202,6 +210,8 @@ class Stacks:
             .values(current_traversal=new, updated_at=func.now(), **fields)
             .execution_options(synchronize_session=False)
         )
+        if starts_operation:
+            stmt = stmt.values(operation_started_at=func.now())
         try:
             return self._session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
         except IntegrityError:

@@ -67,6 +67,7 @@ def action_context(
         properties=properties,
         old_properties=old_properties,
         facade=facade,
+        now=run.now().timestamp(),
     )
 
 
@@ -102,7 +103,10 @@ def _context(
     properties: Mapping[str, Any],
     old_properties: Mapping[str, Any] | None = None,
     facade: Mapping[str, Any] | None = None,
+    now: float | None = None,
 ) -> ActionContext:
+    # `now`: a node's is the database's time (NodeRun.now), as its action's start and deadline
+    # are; outside a node, this host's.
     kind = plugin.connection_kind
     named = properties.get("connection")
     connection: ConnectionHandle | None = None
@@ -110,7 +114,7 @@ def _context(
         connection = env.connections.own_handle(tenant, kind, version.name)
     elif kind is not None:
         connection = env.connections.handle(tenant, named, kind, version.name)
-    now = time.time()
+    now = time.time() if now is None else now
     started = version.action_started_at.timestamp() if version.action_started_at else now
     return ActionContext(
         stack_id=stack_id,
@@ -232,6 +236,7 @@ def _secrets_of(plugin: ResourceType, ctx: ActionContext) -> tuple[str, ...]:
 def _step(
     plugin: ResourceType, ctx: ActionContext, starting: bool, wanted: frozenset[str]
 ) -> StepResult:
+    begun = time.monotonic()
     starters = {
         Action.CREATE: plugin.create,
         Action.UPDATE: plugin.update,
@@ -252,7 +257,9 @@ def _step(
             return StepResult(False, None, physical_id, merged, max(0.05, progress.poll_after))
         if ctx.action == Action.DELETE:
             return StepResult(True, None, physical_id, merged)
-        final = replace(ctx, physical_id=physical_id, data=merged, now=time.time())
+        # The same clock as ctx.now (the database's, in a node), moved on by the step's time.
+        later = ctx.now + (time.monotonic() - begun)
+        final = replace(ctx, physical_id=physical_id, data=merged, now=later)
         attributes = dict(plugin.attributes(final)) if wanted else {}
         picked = pick_attributes(plugin, attributes, wanted)
         return StepResult(

@@ -9,7 +9,7 @@ takes time is recorded as started and polled, like any action.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion
@@ -41,7 +41,7 @@ def clean_up(run: NodeRun) -> Outcome:
     for version in held:
         ours = run.task.poll and version.lock_nonce == run.nonce
         if ours and version.action == Action.DELETE and version.status == Status.IN_PROGRESS:
-            overdue = _overdue(version)
+            overdue = _overdue(version, run.now())
             if overdue is not None:
                 stop_action(run, version, Action.DELETE)  # its plugin stops what it runs
             step = overdue or _delete_step(run, version, first=False)
@@ -90,10 +90,11 @@ def _event(version: ResourceVersion, status: Status, reason: str = "") -> NodeEv
     return NodeEvent(Action.DELETE, status, reason, version.physical_id)
 
 
-def _overdue(version: ResourceVersion) -> StepResult | None:
-    """A failed step if the delete under way has passed its deadline."""
+def _overdue(version: ResourceVersion, now: datetime) -> StepResult | None:
+    """A failed step if the delete under way has passed its deadline (`now`: the database's
+    time)."""
     deadline = version.action_deadline
-    if deadline is None or datetime.now(UTC) <= deadline:
+    if deadline is None or now <= deadline:
         return None
     started = version.action_started_at or deadline
     took = max(0.0, (deadline - started).total_seconds())
@@ -125,7 +126,7 @@ def _unfinished(
             "plugin_data": step.data,
         }
         if begun:
-            now = datetime.now(UTC)
+            now = run.now()
             plugin = run.plugin(version)
             timeout = plugin.action_timeout(version.properties)
             fields["action_started_at"] = now

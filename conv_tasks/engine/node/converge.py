@@ -56,7 +56,7 @@ def converge(run: NodeRun) -> Outcome:
         return Outcome.SUPERSEDED
     definition = run.definition()
     deadline = stack_deadline(claim.stack)
-    if deadline is not None and datetime.now(UTC) > deadline:
+    if deadline is not None and run.now() > deadline:
         minutes = claim.stack.timeout_mins
         return fail_unchanged(run, head, f"the stack operation timed out after {minutes} minute(s)")
     try:
@@ -166,7 +166,7 @@ def _new_version(
     in_place = verdict == Verdict.UPDATE
     action = Action.UPDATE if in_place else Action.CREATE
     plugin = prepared.resource_type()
-    now = datetime.now(UTC)
+    now = run.now()
     fields = {
         **target,
         "action": action,

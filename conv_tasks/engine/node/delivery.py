@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
@@ -60,6 +61,8 @@ class NodeRun:
         self.tenant = ""  # the stack's tenant, once claimed
         self.outbox: list[dict[str, Any]] = []
         self._definition: StackDefinition | None = None
+        # The database's clock as the claim read it: now(), whatever this host's clock says.
+        self._now: datetime | None = None
 
     @property
     def ttl(self) -> float:
@@ -106,7 +109,18 @@ class NodeRun:
         self.current = claim.stack is not None and claim.stack.current
         if claim.stack is not None:
             self.tenant = claim.stack.tenant
+        if claim.now is not None:
+            self._now = claim.now
         return claim
+
+    def now(self) -> datetime:
+        """The delivery's time: PostgreSQL's clock as it claimed. Every deadline and action
+        start is decided and written by it, so a worker host whose clock runs ahead never
+        times an action or a stack out early, nor one running behind late (issue 23, clock
+        skew). One instant for the whole delivery (a step is bounded by its budget), so that
+        an action's start is never later than the next delivery's claim. Before a claim (or
+        with a store that does not give it): this host's clock."""
+        return datetime.now(UTC) if self._now is None else self._now
 
     def write(
         self,

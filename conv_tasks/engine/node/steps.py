@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion, StackState
@@ -76,7 +76,7 @@ def poll_action(run: NodeRun, version: ResourceVersion, claim: Claim) -> Outcome
     deadline = version.action_deadline
     if deadline is None and run.current and claim.stack is not None:
         deadline = stack_deadline(claim.stack)  # a version whose action began before deadlines
-    if deadline is not None and datetime.now(UTC) > deadline:
+    if deadline is not None and run.now() > deadline:
         started = version.action_started_at or deadline
         took = max(0.0, (deadline - started).total_seconds())
         reason = f"the {action} action timed out: it did not finish within {took:.0f} s"

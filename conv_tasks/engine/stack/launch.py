@@ -11,7 +11,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from conv_tasks.db import EventRecord, StackRow, Transaction
@@ -153,7 +152,7 @@ def swap_in(
             status_reason=reason,
             raw_template_id=template_id,
             current_graph=graph.to_json(),
-            operation_started_at=datetime.now(UTC),
+            starts_operation=True,
             **(options or {}),
         )
     except LostRace:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from standins import (
     RecordingDispatcher,
+    StandinClock,
     StandinDatabase,
     StandinSandbox,
     StandinSyncPoints,
@@ -174,6 +175,7 @@ def test_a_check_asks_every_resource_and_fails_on_the_one_that_drifted(
     db: StandinDatabase,
     dispatcher: RecordingDispatcher,
     sandbox: StandinSandbox,
+    clock: StandinClock,
 ) -> None:
     created = _create(stacks, dispatcher, template({"r": resource("v1"), "s": resource("v2")}))
 
@@ -194,6 +196,7 @@ def test_a_check_asks_every_resource_and_fails_on_the_one_that_drifted(
 
     drifted = next(r for r in db.resources(created.stack_id) if r.name == "s")
     sandbox.update(drifted.physical_id or "", {"value": "changed by hand"})
+    clock.advance(1.0)  # a check operation is known by its start, by the database's clock
     stacks.check("web")
     dispatcher.drain(stacks.env)
     stack = db.stack(created.stack_id)

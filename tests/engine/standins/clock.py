@@ -1,9 +1,11 @@
 """The stand-in services' clock: what PostgreSQL's now() and Redis's TIME say in a test.
 
-Leases expire, rows are stamped and heartbeats are dated by this clock, and it moves only
-when the test moves it (or the dispatcher's drain reaches a countdown). The engine itself
-still reads the wall clock for action deadlines, stack timeouts and the watchdog's "now"
-(it is handed no clock), so a test that needs those dates a row back instead.
+Leases expire, rows are stamped, and heartbeats, action starts, action deadlines and
+stack timeouts are dated by this clock (the engine decides those by PostgreSQL's), and it
+moves only when the test moves it (or the dispatcher's drain reaches a countdown): two
+operations started without the clock moving start at the same instant. The watchdog still
+reads the wall clock for its "now" (it is handed no clock), so a test that needs it dates a
+row back instead.
 """
 
 from __future__ import annotations

@@ -127,7 +127,7 @@ class StandinDatabase:
 
     def date_back(self, stack_id: str, seconds: float) -> None:
         """Date the stack's operation back by `seconds`: its start and last write (a test's
-        UPDATE of the row; the engine dates operations by the wall clock)."""
+        UPDATE of the row)."""
         with self.work() as work:
             row = work.get("stack", stack_id)
             assert row is not None, f"no stack {stack_id}"

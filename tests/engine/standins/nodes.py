@@ -163,6 +163,7 @@ class StandinNodeStore:
                     for r in versions
                 ),
                 bool(current and blocked),
+                now,
             )
 
     def start_version(

@@ -164,7 +164,13 @@ class Stacks:
                 self._work.update("stack", row["id"], **fields)
 
     def swap_traversal(
-        self, stack_id: str, expected: str | None, new: str | None, **fields: Any
+        self,
+        stack_id: str,
+        expected: str | None,
+        new: str | None,
+        *,
+        starts_operation: bool = False,
+        **fields: Any,
     ) -> bool:
         require_uuid(stack_id, "stack_id")
         if expected is not None:
@@ -172,6 +178,8 @@ class Stacks:
         if new is not None:
             require_uuid(new, "new traversal")
         require_fields(fields, WRITABLE, "a stack")
+        if starts_operation:
+            fields = {**fields, "operation_started_at": self._work.now}
         found = self._rows(
             "swap_traversal",
             lambda r: r["id"] == stack_id and r["current_traversal"] == expected,
