@@ -111,7 +111,8 @@ class Written:
 
 
 _WIDTH = len(COLUMNS)
-# Where a claim row's version columns begin: after the stack's state, `queued` and `held`.
+# Where a claim row's version columns begin: after the stack's state, PostgreSQL's now(),
+# `queued` and `held`.
 _CLAIM_VERSION_AT = 9
 
 
