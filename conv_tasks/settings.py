@@ -91,6 +91,26 @@ def _keys(env: Mapping[str, str], name: str, problems: list[Problem]) -> tuple[s
     return () if wrong else keys
 
 
+# The web view's cookie-signing secret: at least this many characters (32 bytes of
+# `secrets.token_urlsafe(32)` are 43), so that it cannot be guessed.
+UI_SECRET_MIN_CHARS = 32
+
+
+def _ui_secret(env: Mapping[str, str], problems: list[Problem]) -> str:
+    raw = (env.get("CONV_TASKS_UI_SECRET") or "").strip()
+    if raw and len(raw) < UI_SECRET_MIN_CHARS:
+        # Its length only: the value itself is never printed.
+        problems.append(
+            Problem(
+                "CONV_TASKS_UI_SECRET",
+                f"must be at least {UI_SECRET_MIN_CHARS} characters long, got {len(raw)} "
+                "(make one with `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`)",
+            )
+        )
+        return ""
+    return raw
+
+
 API_AUTH_MODES = ("noauth", "tokens", "keystone")
 # conv_tasks.broker.options.QueueType's values (that module imports kombu; this one does not).
 RABBITMQ_QUEUE_TYPES = ("quorum", "classic")
@@ -246,6 +266,16 @@ class Settings:
     # queue's type cannot change: a deployment whose queues are classic sets classic until it
     # moves them (docs/operations/rabbitmq.md). Ignored on Redis.
     rabbitmq_queue_type: str = "quorum"
+    # The web view at /ui/ of the HTTP edge (conv_tasks.ui): whether it is served; the secret
+    # that signs its session cookies (required with tokens or keystone: the edge refuses to
+    # start without it; with noauth a random one is made per process); how long a session
+    # lasts; how many live event streams (SSE) it serves at once; the comment it sends on an
+    # idle stream this often, so that proxies keep it open.
+    ui_enabled: bool = True
+    ui_secret: str = field(default="", repr=False)
+    ui_session_ttl: float = 8 * 3600.0
+    ui_max_streams: int = 64
+    ui_heartbeat: float = 15.0
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -323,6 +353,15 @@ class Settings:
                 RABBITMQ_QUEUE_TYPES,
                 problems,
             ),
+            ui_enabled=_flag(env, "CONV_TASKS_UI", cls.ui_enabled, problems),
+            ui_secret=_ui_secret(env, problems),
+            ui_session_ttl=_duration(
+                env, "CONV_TASKS_UI_SESSION_TTL", cls.ui_session_ttl, problems
+            ),
+            ui_max_streams=_count(
+                env, "CONV_TASKS_UI_MAX_STREAMS", cls.ui_max_streams, problems, minimum=1
+            ),
+            ui_heartbeat=_duration(env, "CONV_TASKS_UI_HEARTBEAT", cls.ui_heartbeat, problems),
             environ=dict(env),
         )
         for name, value in (

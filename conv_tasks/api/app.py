@@ -13,7 +13,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery import Celery
 from starlette.requests import Request
@@ -27,6 +27,9 @@ from conv_tasks.api.handlers import HANDLERS, AnswerFault, Call, Reply
 from conv_tasks.api.json_body import too_large
 from conv_tasks.api.operations import route
 from conv_tasks.limits import MAX_PAYLOAD_BYTES
+
+if TYPE_CHECKING:
+    from conv_tasks.ui import UiApp, UiConfig
 
 ACCESS_LOG = logging.getLogger("conv_tasks.api.access")
 ERROR_LOG = logging.getLogger("conv_tasks.api")
@@ -109,9 +112,13 @@ def _base_url(request: Request) -> str:
 class EdgeApp:
     """The ASGI callable `conv-tasks api serve` runs."""
 
-    def __init__(self, authenticator: Authenticator, gateway: TaskGateway) -> None:
+    def __init__(
+        self, authenticator: Authenticator, gateway: TaskGateway, ui: UiApp | None = None
+    ) -> None:
         self.authenticator = authenticator
         self.gateway = gateway
+        # The web view, which answers every path under /ui (None: the edge serves none).
+        self.ui = ui
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -122,7 +129,10 @@ class EdgeApp:
         started = time.monotonic()
         request = Request(scope, receive)
         try:
-            response = await self._answer(request)
+            if self.ui is not None and _is_ui_path(scope.get("path", "")):
+                response = await self.ui.answer(request, _check_request_headers)
+            else:
+                response = await self._answer(request)
         except Exception as exc:  # the last line of defence: never a bare 500
             ERROR_LOG.error(
                 "%s %s failed: %s", request.method, scope.get("path", "")[:200], type(exc).__name__
@@ -184,6 +194,14 @@ class EdgeApp:
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 
 
+def _is_ui_path(path: str) -> bool:
+    return path == "/ui" or path.startswith("/ui/")
+
+
+def _check_request_headers(request: Request) -> None:
+    check_headers(request.scope)
+
+
 def _query(request: Request) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for key, value in request.query_params.multi_items():
@@ -197,7 +215,15 @@ def build_app(
     celery_app: Celery | None = None,
     threads: int = 16,
     timeout: float = 30.0,
+    ui: UiConfig | None = None,
 ) -> EdgeApp:
     """The edge as an ASGI app: `celery_app` (default: conv_tasks' sender app) sends the
-    public tasks, at most `threads` at a time, each waited for at most `timeout` seconds."""
-    return EdgeApp(authenticator, TaskGateway(celery_app, threads=threads, timeout=timeout))
+    public tasks, at most `threads` at a time, each waited for at most `timeout` seconds;
+    with `ui`, the web view answers under /ui/ through the same gateway."""
+    gateway = TaskGateway(celery_app, threads=threads, timeout=timeout)
+    web = None
+    if ui is not None:
+        from conv_tasks.ui import UiApp
+
+        web = UiApp(authenticator, gateway, ui)
+    return EdgeApp(authenticator, gateway, web)

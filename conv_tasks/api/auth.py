@@ -3,7 +3,8 @@
 - `noauth`: the tenant is the URL's. For development and CI only: the service refuses to
   start with it unless bound to a loopback address.
 - `tokens`: `X-Auth-Token` is looked up by its SHA-256 in a file of hashes (a setting names
-  it), each mapped to a tenant; a `reader` token may only read.
+  it), each mapped to a tenant; a `reader` token may only read. A token of the tenant `*` is
+  an operator's: it acts for every tenant (and sees all of them in the web view).
 - `keystone`: keystonemiddleware validates the token with Keystone; the token's project is
   the tenant. Needs the `keystone` extra; a clear error at start without it.
 
@@ -20,6 +21,7 @@ import io
 import ipaddress
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -27,6 +29,8 @@ from conv_tasks.api.faults import ApiFault
 from conv_tasks.errors import ConvTasksError
 
 TOKEN_HEADER = "x-auth-token"
+# The tenant of an operator's token in the tokens file: every tenant.
+ALL_TENANTS = "*"
 READ_METHODS = frozenset({"GET", "HEAD"})
 
 
@@ -42,6 +46,14 @@ class Identity:
 
     tenant: str
     reader: bool = False
+    # When its credential stops being valid (Unix time), when the authenticator knows it
+    # (Keystone says so): the web view's session ends then at the latest.
+    expires_at: float | None = None
+
+    @property
+    def all_tenants(self) -> bool:
+        """An operator's identity: it acts for every tenant."""
+        return self.tenant == ALL_TENANTS
 
 
 def unauthorized(message: str) -> ApiFault:
@@ -124,6 +136,10 @@ class StaticTokens:
             ) from None
         return cls(parse_tokens(text.splitlines(), path))
 
+    def digests(self) -> dict[str, Identity]:
+        """The accepted tokens' SHA-256 hashes (never the tokens), each with its identity."""
+        return dict(self._hashes)
+
     def identify(self, url_tenant: str, headers: Mapping[str, str]) -> Identity:
         token = headers.get(TOKEN_HEADER)
         if not token:
@@ -168,6 +184,7 @@ class Keystone:
                 environ.get("HTTP_X_IDENTITY_STATUS"),
                 environ.get("HTTP_X_PROJECT_ID"),
                 environ.get("HTTP_X_ROLES", ""),
+                environ.get("keystone.token_info"),
             )
             start_response("200 OK", [])
             return [b""]
@@ -190,11 +207,31 @@ class Keystone:
             "HTTP_X_AUTH_TOKEN": token,
         }
         self._protocol(environ, lambda *_args: None)
-        status, project, roles = environ.get("conv_tasks.identity", (None, None, ""))
+        status, project, roles, info = environ.get(
+            "conv_tasks.identity", (None, None, "", None)
+        )
         if status != "Confirmed" or not project:
             raise unauthorized("Keystone does not confirm this X-Auth-Token.")
         reader = "reader" in str(roles).split(",") and "member" not in str(roles).split(",")
-        return Identity(str(project), reader=reader)
+        return Identity(str(project), reader=reader, expires_at=token_expiry(info))
+
+
+def token_expiry(info: Any) -> float | None:
+    """When a Keystone token expires (Unix time), from the token data keystonemiddleware
+    validated (`token.expires_at`, v3; `access.token.expires`, v2); None if it does not say."""
+    if not isinstance(info, Mapping):
+        return None
+    token = info.get("token") or (info.get("access") or {}).get("token") or {}
+    raw = token.get("expires_at") or token.get("expires") if isinstance(token, Mapping) else None
+    if not isinstance(raw, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
 
 
 def authenticator(mode: str, tokens_file: str, keystone_config: str, host: str) -> Authenticator:
@@ -214,8 +251,9 @@ def authenticator(mode: str, tokens_file: str, keystone_config: str, host: str) 
 
 
 def authorize(identity: Identity, url_tenant: str, method: str) -> None:
-    """404 for another tenant's URL; 403 for a reader's write."""
-    if identity.tenant != url_tenant:
+    """404 for another tenant's URL (an operator's identity owns every tenant's); 403 for a
+    reader's write."""
+    if identity.tenant != url_tenant and not identity.all_tenants:
         raise ApiFault(404, "EntityNotFound", f"The tenant {url_tenant[:100]!r} was not found.")
     if identity.reader and method not in READ_METHODS:
         raise ApiFault(403, "Forbidden", "This token may only read (it is a reader token).")

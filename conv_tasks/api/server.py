@@ -19,7 +19,12 @@ def edge_app(host: str, settings: Settings | None = None) -> EdgeApp:
     auth = authenticator(
         settings.api_auth, settings.api_tokens_file, settings.api_keystone_config, host
     )
-    return build_app(auth, threads=settings.api_threads, timeout=settings.api_timeout)
+    ui = None
+    if settings.ui_enabled:
+        from conv_tasks.ui import ui_config
+
+        ui = ui_config(settings)
+    return build_app(auth, threads=settings.api_threads, timeout=settings.api_timeout, ui=ui)
 
 
 def serve(host: str, port: int) -> None:
