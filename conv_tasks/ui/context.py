@@ -75,12 +75,14 @@ class UiRequest:
             return with_params(path, {"tenant": tenant, **params})
         return with_params(path, params)
 
-    async def task(self, name: str, *, tenant: str | None = None, **kwargs: Any) -> dict[str, Any]:
-        """The answer of public task `name` for the page's tenant; a UiError page if it was
+    async def task(
+        self, task: str, /, *, tenant: str | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """The answer of public task `task` for the page's tenant; a UiError page if it was
         refused (404 for another tenant's stack, as for one that does not exist)."""
         assert self.viewer is not None
         who = tenant if tenant is not None else self.viewer.stack_tenant()
-        answer = await self.gateway.call(who, name, **kwargs)
+        answer = await self.gateway.call(who, task, **kwargs)
         if not answer.get("ok"):
             raise refusal_of_answer(answer)
         return answer

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 from starlette.responses import Response
 
-from conv_tasks.statuses import Action, Status
+from conv_tasks.statuses import STATE_FILTERS
 from conv_tasks.ui.context import UiRequest
 from conv_tasks.ui.rendering import render
 from conv_tasks.ui.responses import html
@@ -19,14 +19,7 @@ from conv_tasks.ui.routes import stack_path
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 # What the status filter takes: a bare status matches it after any action.
-STATUS_FILTERS: tuple[str, ...] = (
-    *(str(s) for s in Status),
-    *(
-        f"{a}_{s}"
-        for a in (Action.CREATE, Action.UPDATE, Action.DELETE, Action.ROLLBACK, Action.CHECK)
-        for s in Status
-    ),
-)
+STATUS_FILTERS: tuple[str, ...] = tuple(STATE_FILTERS)
 
 
 async def stacks(ui: UiRequest) -> Response:

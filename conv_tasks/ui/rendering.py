@@ -43,5 +43,5 @@ def environment() -> Environment:
     return env
 
 
-def render(template: str, **context: Any) -> str:
-    return environment().get_template(template).render(**context)
+def render(template_name: str, /, **context: Any) -> str:
+    return environment().get_template(template_name).render(**context)

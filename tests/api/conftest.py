@@ -3,11 +3,6 @@ in front of the session's real workers, driven with httpx."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,57 +13,15 @@ import httpx
 import pytest
 
 from conv_tasks.api import token_hash
+from edge_process import serve_edge
 
 WRITER_TOKEN = "writer-" + uuid.uuid4().hex
 READER_TOKEN = "reader-" + uuid.uuid4().hex
 TOKEN_TENANT = f"tok-{uuid.uuid4().hex[:8]}"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _serve(env: dict[str, str], log: Path) -> Iterator[str]:
-    port = _free_port()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                "from conv_tasks.cli.main import main; main()",
-                "api",
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-            ],
-            env={**os.environ, **env},
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"{url}/healthcheck", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert process.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, log.read_text()
-            time.sleep(0.2)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    yield from serve_edge(env, log)
 
 
 @pytest.fixture(scope="session")
@@ -103,7 +56,11 @@ def token_edge_url(workers: Any, tmp_path_factory: pytest.TempPathFactory) -> It
         f"{token_hash(WRITER_TOKEN)} {TOKEN_TENANT}\n"
         f"sha256:{token_hash(READER_TOKEN)} {TOKEN_TENANT} reader\n"
     )
-    env = {"CONV_TASKS_API_AUTH": "tokens", "CONV_TASKS_API_TOKENS_FILE": str(tokens)}
+    env = {
+        "CONV_TASKS_API_AUTH": "tokens",
+        "CONV_TASKS_API_TOKENS_FILE": str(tokens),
+        "CONV_TASKS_UI_SECRET": "a-test-secret-of-at-least-32-characters",
+    }
     yield from _serve(env, folder / "edge.log")
 
 
