@@ -111,9 +111,6 @@ async def _form_body(request: Request) -> bytes:
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > MAX_FORM_BYTES:
         raise UiError(413, f"A sign-in form is at most {MAX_FORM_BYTES} bytes.")
-    kind = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
-    if kind != "application/x-www-form-urlencoded":
-        raise UiError(400, "The sign-in form must be sent as application/x-www-form-urlencoded.")
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
@@ -121,4 +118,8 @@ async def _form_body(request: Request) -> bytes:
         if size > MAX_FORM_BYTES:
             raise UiError(413, f"A sign-in form is at most {MAX_FORM_BYTES} bytes.")
         chunks.append(chunk)
-    return b"".join(chunks)
+    body = b"".join(chunks)
+    kind = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
+    if body and kind != "application/x-www-form-urlencoded":
+        raise UiError(400, "The sign-in form must be sent as application/x-www-form-urlencoded.")
+    return body

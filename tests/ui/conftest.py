@@ -3,14 +3,15 @@ the session's real workers, read with httpx (tests/ui/test_ui_http_*.py) and wit
 headless Chromium driven by Selenium (tests/ui/test_ui_browser.py).
 
 Two edges: one with noauth (the tenant chosen in the URL or on the sign-in form) and one with
-tokens (a tenant's token, another tenant's, an operator's `*`), a UI secret and a one-second
-heartbeat on idle event streams.
+tokens (a tenant's token, another tenant's, an operator's `*`), a UI secret, a one-second
+heartbeat on idle event streams and at most three streams at once.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,7 @@ def token_edge(workers: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         "CONV_TASKS_API_TOKENS_FILE": str(tokens),
         "CONV_TASKS_UI_SECRET": UI_SECRET,
         "CONV_TASKS_UI_HEARTBEAT": "1s",
+        "CONV_TASKS_UI_MAX_STREAMS": "3",
     }
     log = folder / "edge.log"
     for url in serve_edge(env, log):
@@ -81,9 +83,10 @@ def http(noauth_edge: str) -> Iterator[httpx.Client]:
         yield client
 
 
-def signed_in(edge: TokenEdge, token: str) -> httpx.Client:
+@contextmanager
+def signed_in(edge: TokenEdge, token: str) -> Iterator[httpx.Client]:
     """A client whose cookie jar holds the session `token` signs in to."""
-    client = httpx.Client(base_url=edge.url, timeout=60, follow_redirects=False)
-    answer = client.post("/ui/login", data={"token": token, "next": "/ui/"})
-    assert answer.status_code == 303, answer.text
-    return client
+    with httpx.Client(base_url=edge.url, timeout=60, follow_redirects=False) as client:
+        answer = client.post("/ui/login", data={"token": token, "next": "/ui/"})
+        assert answer.status_code == 303, answer.text
+        yield client
