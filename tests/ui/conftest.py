@@ -90,3 +90,12 @@ def signed_in(edge: TokenEdge, token: str) -> Iterator[httpx.Client]:
         answer = client.post("/ui/login", data={"token": token, "next": "/ui/"})
         assert answer.status_code == 303, answer.text
         yield client
+
+
+@pytest.fixture(scope="session")
+def driver() -> Iterator[Any]:
+    """Debian's headless Chromium through Selenium (tests/ui/browser.py)."""
+    from browser import chromium
+
+    with chromium() as found:
+        yield found
