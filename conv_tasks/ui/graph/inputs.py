@@ -113,8 +113,12 @@ def read_resources(resources: Sequence[Mapping[str, Any]]) -> tuple[ResourceInfo
             ResourceInfo(
                 name=_text(raw.get("name"), f"resources[{n}].name"),
                 status=_text(raw.get("status"), f"resources[{n}].status"),
-                reason=_text(raw.get("status_reason"), f"resources[{n}].status_reason", optional=True),
-                physical_id=_text(raw.get("physical_id"), f"resources[{n}].physical_id", optional=True)
+                reason=_text(
+                    raw.get("status_reason"), f"resources[{n}].status_reason", optional=True
+                ),
+                physical_id=_text(
+                    raw.get("physical_id"), f"resources[{n}].physical_id", optional=True
+                )
                 or None,
                 stack_id=_text(raw.get("stack_id"), f"resources[{n}].stack_id", optional=True)
                 or None,

@@ -99,8 +99,6 @@ def fingerprint(graph: StackGraph, resources: tuple[ResourceInfo, ...]) -> str:
     digest.update(json.dumps([graph.stack, graph.status]).encode())
     digest.update(json.dumps([[n.id, n.phase, n.name, n.status] for n in graph.nodes]).encode())
     digest.update(json.dumps(graph.edges).encode())
-    shown = [
-        [r.name, r.status, r.reason, r.physical_id, r.stack_id, r.requires] for r in resources
-    ]
+    shown = [[r.name, r.status, r.reason, r.physical_id, r.stack_id, r.requires] for r in resources]
     digest.update(json.dumps(shown).encode())
     return digest.hexdigest()
