@@ -123,9 +123,11 @@ def read_resources(resources: Sequence[Mapping[str, Any]]) -> tuple[ResourceInfo
             raise GraphRenderError(
                 f"Cannot draw the graph: resources[{n}].requires must be a list of names."
             )
-        name, status = raw.get("name"), raw.get("status")
-        reason = raw.get("status_reason") or ""
-        physical_id, stack_id = raw.get("physical_id") or None, raw.get("stack_id") or None
+        name: Any = raw.get("name")
+        status: Any = raw.get("status")
+        reason: Any = raw.get("status_reason") or ""
+        physical_id: Any = raw.get("physical_id") or None
+        stack_id: Any = raw.get("stack_id") or None
         if not (
             _all_text(name, status, reason, *requires)
             and type(physical_id) in (str, type(None))
