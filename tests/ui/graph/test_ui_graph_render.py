@@ -332,3 +332,26 @@ def test_dot_not_runnable_is_a_graph_render_error(tmp_path: Path) -> None:
     os.chmod(plain, 0o644)
     with pytest.raises(GraphRenderError, match="cannot be run"):
         run_dot("digraph {}", binary=str(plain))
+
+
+def test_a_malformed_answer_is_refused_by_render_svg_and_nothing_is_cached() -> None:
+    with pytest.raises(GraphRenderError, match=r"nodes\[0\]\.status must be a string"):
+        render_svg(
+            {
+                "traversal": "t",
+                "nodes": [{"id": "update:a", "phase": "update", "name": "a", "status": None}],
+                "edges": [],
+            },
+            [],
+        )
+    with pytest.raises(GraphRenderError, match=r"resources\[0\] must be a mapping"):
+        render_svg(graph_of([("db", "CREATE_COMPLETE")]), ["db"])  # type: ignore[list-item]
+    assert len(CACHE) == 0
+
+
+def test_fields_a_drawing_does_not_show_do_not_miss_the_cache() -> None:
+    graph = graph_of([("db", "CREATE_COMPLETE")])
+    resource = {"name": "db", "status": "CREATE_COMPLETE", "updated_at": "2026-11-26T10:00:00"}
+    first = render_svg(graph, [resource])
+    later = {**resource, "updated_at": "2026-11-26T10:05:00", "version": 2}
+    assert render_svg(graph, [later]) is first
