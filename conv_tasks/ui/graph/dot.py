@@ -76,7 +76,7 @@ def _node(index: int, node: DrawnNode) -> str:
     extra = ", peripheries=2" if node.nesting is Nesting.COLLAPSED else ""
     return (
         f'n{index} [id="{NODE_ID.format(index)}", class="{node_classes(node)}", '
-        f"label={label_lines(node_lines(node))}, style=\"{look.style}\", "
+        f'label={label_lines(node_lines(node))}, style="{look.style}", '
         f'fillcolor="{look.fill}", color="{look.border}", penwidth={look.penwidth}{extra}];'
     )
 
@@ -86,11 +86,15 @@ def dot_source(drawing: Drawing) -> str:
     placed: dict[tuple[str, ...], list[int]] = {}
     for index, node in enumerate(drawing.nodes):
         placed.setdefault(node.cluster, []).append(index)
-    clusters = sorted({node.cluster[:n] for node in drawing.nodes for n in range(1, len(node.cluster) + 1)})
+    clusters = sorted(
+        {node.cluster[:n] for node in drawing.nodes for n in range(1, len(node.cluster) + 1)}
+    )
     lines = [_HEADER.rstrip("\n")]
     _emit(drawing, (), placed, clusters, lines, "  ", iter(range(len(clusters))))
     for n, edge in enumerate(drawing.edges):
-        style = ', class="member", style=dashed, arrowhead=none' if edge.kind is EdgeKind.MEMBER else ""
+        style = (
+            ', class="member", style=dashed, arrowhead=none' if edge.kind is EdgeKind.MEMBER else ""
+        )
         lines.append(f'  n{edge.tail} -> n{edge.head} [id="{EDGE_ID.format(n)}"{style}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -115,7 +119,7 @@ def _emit(
         lines.append(f"{indent}subgraph cluster_{number} {{")
         lines.append(
             f'{indent}  graph [id="{CLUSTER_ID.format(number)}", class="nested", '
-            f'label={dot_text(shortened(PATH_SEPARATOR.join(inner), 2 * MAX_LABEL_CHARS))}, '
+            f"label={dot_text(shortened(PATH_SEPARATOR.join(inner), 2 * MAX_LABEL_CHARS))}, "
             'style="rounded,dashed", color="#8c8c8c", fontsize=9];'
         )
         _emit(drawing, inner, placed, clusters, lines, indent + "  ", numbers)

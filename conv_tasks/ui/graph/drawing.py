@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from conv_tasks.ui.graph.inputs import CLEANUP, ResourceInfo, StackGraph
 from conv_tasks.ui.graph.nesting import NestedStacks, counts_text
@@ -32,8 +33,8 @@ class EdgeKind(StrEnum):
     MEMBER = "member"  # the head is in the nested stack the tail owns
 
 
-@dataclass(frozen=True)
-class DrawnNode:
+# DrawnNode and DrawnEdge are NamedTuples, built by the ten thousand (see inputs.GraphNode).
+class DrawnNode(NamedTuple):
     path: tuple[str, ...]
     phase: str
     status: str
@@ -55,8 +56,7 @@ class DrawnNode:
         return self.path[:-1]
 
 
-@dataclass(frozen=True)
-class DrawnEdge:
+class DrawnEdge(NamedTuple):
     tail: int  # an index into Drawing.nodes
     head: int
     kind: EdgeKind = EdgeKind.DEPENDS

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conv_tasks.ui.graph.drawing import DrawnEdge, Drawing
+from conv_tasks.ui.graph.drawing import Drawing, DrawnEdge
 from conv_tasks.ui.graph.families import Family, family_of
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,15 +59,20 @@ def render_svg(
     missing, fails or times out."""
     if focus_limit < 1:
         raise GraphRenderError(f"Cannot draw the graph: focus_limit is {focus_limit}, not >= 1.")
-    stack_graph = read_graph(graph)
-    infos = read_resources(resources)
     options = (bool(show_cleanup), tuple(sorted(expand)), focus_limit)
-    key = (stack_graph.traversal, fingerprint(stack_graph, infos), options)
-    cached = CACHE.get(key)
+    key = cache_key(graph, resources, options)
+    cached = CACHE.get(key) if key is not None else None
     if cached is not None:
         return cached
-    view = draw(stack_graph, infos, show_cleanup=show_cleanup, expand=expand, limit=focus_limit)
-    CACHE.put(key, view)
+    view = draw(
+        read_graph(graph),
+        read_resources(resources),
+        show_cleanup=show_cleanup,
+        expand=expand,
+        limit=focus_limit,
+    )
+    if key is not None:
+        CACHE.put(key, view)
     return view
 
 
@@ -92,15 +97,32 @@ def draw(
     )
 
 
-def fingerprint(graph: StackGraph, resources: tuple[ResourceInfo, ...]) -> str:
-    """A digest of everything a drawing is made from but the traversal and the options:
-    each node's status, the edges, and each resource's status, reason and nesting."""
-    digest = hashlib.sha256()
-    digest.update(json.dumps([graph.stack, graph.status]).encode())
-    digest.update(json.dumps([[n.id, n.phase, n.name, n.status] for n in graph.nodes]).encode())
-    digest.update(json.dumps(graph.edges).encode())
-    shown = [
-        [r.name, r.status, r.reason, r.physical_id, r.stack_id, r.requires] for r in resources
-    ]
-    digest.update(json.dumps(shown).encode())
-    return digest.hexdigest()
+def cache_key(
+    graph: Mapping[str, Any], resources: Sequence[Mapping[str, Any]], options: Hashable
+) -> Hashable | None:
+    """(traversal, stack and its status, a digest of the statuses, options): what a drawing
+    is cached under. The traversal fixes the graph's nodes and edges; the digest covers each
+    node's id and status and each resource's name, status, reason, version flag, nesting and
+    requirements. Computed from the answers as handed in, before they are read, so that a
+    page drawn again costs no more than this; None (nothing cached) for a shape too wrong
+    to key, which read_graph or read_resources then refuses with its reason."""
+    try:
+        nodes = [(n["id"], n["status"]) for n in graph["nodes"]]
+        shown = [
+            (
+                r.get("name"),
+                r.get("status"),
+                r.get("status_reason"),
+                r.get("current", True),
+                r.get("physical_id"),
+                r.get("stack_id"),
+                r.get("requires"),
+            )
+            for r in resources
+        ]
+        digest = hashlib.sha256(json.dumps([nodes, len(graph["edges"]), shown]).encode())
+        head = (graph.get("traversal"), graph.get("stack"), graph.get("status"))
+        hash(head)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return None
+    return (*head, digest.hexdigest(), options)

@@ -54,7 +54,9 @@ def finish_svg(raw: bytes, drawing: Drawing) -> str:
     try:
         root = ET.fromstring(raw)
     except ET.ParseError as error:
-        raise GraphRenderError(f"Cannot draw the graph: dot's SVG does not parse ({error}).")
+        raise GraphRenderError(
+            f"Cannot draw the graph: dot's SVG does not parse ({error})."
+        ) from None
     if root.tag != _tag("svg"):
         raise GraphRenderError("Cannot draw the graph: dot's output is not an SVG document.")
     _keep_only_drawing(root)
