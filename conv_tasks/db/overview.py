@@ -36,8 +36,6 @@ from conv_tasks.db.models import Resource, Stack, StackOperation
 from conv_tasks.db.rows import StackRow, stack_row
 from conv_tasks.statuses import Action, OperationOutcome, Status
 
-ATTENTION_LABELS = ("failed", "check-failed", "watchdog", "past-half-timeout")
-
 
 @dataclass(frozen=True)
 class OverviewFilter:

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from conv_tasks.db import EventRecord, NewStack, replacement_reason
+from conv_tasks.db import EventRecord, NewStack, OperationRow, replacement_reason
 from conv_tasks.db.events import Events
 from conv_tasks.db.operations import FAILURES_KEPT, Operations
 from conv_tasks.db.session import session_scope
@@ -60,7 +60,9 @@ def _finish(url: str, stack_id: str, traversal: str, result: OperationOutcome) -
         )
 
 
-def _history(url: str, stack_id: str, limit: int = 10, before: int | None = None) -> list:  # type: ignore[type-arg]
+def _history(
+    url: str, stack_id: str, limit: int = 10, before: int | None = None
+) -> list[OperationRow]:
     with session_scope(url) as session:
         return Operations(session).of_stack(stack_id, limit=limit, before=before)
 
