@@ -6,7 +6,7 @@ JSON_SERVER := tools/json-server/node_modules/.bin/json-server
 TEST_DB ?= conv_tasks_test
 export CONV_TASKS_TEST_DATABASE_URL ?= postgresql+psycopg://postgres@127.0.0.1:5432/$(TEST_DB)
 
-.PHONY: setup services deploy-tools docs test test-examples test-rabbitmq test-fleet test-fast lint chaos bench bench-quick bench-instructions bench-scale bench-startup demo clean
+.PHONY: setup services deploy-tools docs test ui-screenshots test-examples test-rabbitmq test-fleet test-fast lint chaos bench bench-quick bench-instructions bench-scale bench-startup demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ docs: $(DOCS_VENV)/bin/mkdocs
 deploy-tools:
 	./scripts/ensure-docker-compose.sh
 
+# Debian's chromium and chromium-driver, which the web view's browser tests (tests/ui) and
+# `make ui-screenshots` drive headless with Selenium; installed (apt-get) only when missing.
+.PHONY: browser
+browser:
+	./scripts/ensure-browser.sh
+
 # pytest-xdist workers for `make test` and `make test-rabbitmq`: each has its own Celery workers,
 # database, redis-server, key prefix and vhost (tests/parallel_services.py). A file's tests stay
 # on one worker (--dist loadfile), with the module fixtures they share. TEST_WORKERS=0 runs the
@@ -58,7 +64,7 @@ PARALLEL = -n $(TEST_WORKERS) --dist loadfile
 
 # The full default suite: unit tests, integration and chaos tests with real workers; then the
 # example type package's tests. The fleet tests run apart (make test-fleet).
-test: setup services deploy-tools
+test: setup services deploy-tools browser
 	$(BIN)/python -m pytest $(PARALLEL) --ignore=tests/fleet tests
 	$(run_examples)
 
@@ -157,6 +163,12 @@ bench-scale: setup services
 # and environs) would add to it: docs/development/libraries.md.
 bench-startup: setup
 	$(BIN)/python benchmarks/bench_startup.py --runs 21
+
+# The web view's pages as PNGs for docs/operations/web-view.md (tests/ui/screenshots.py, run by
+# pytest for its fixtures: workers, an edge with tokens, headless Chromium). UI_SCREENSHOTS
+# names another folder than docs/operations/img.
+ui-screenshots: setup services browser
+	$(BIN)/python -m pytest -n 1 -p no:cacheprovider -q tests/ui/screenshots.py
 
 demo: setup services
 	$(BIN)/python -m conv_tasks.demo

@@ -207,9 +207,7 @@ class Keystone:
             "HTTP_X_AUTH_TOKEN": token,
         }
         self._protocol(environ, lambda *_args: None)
-        status, project, roles, info = environ.get(
-            "conv_tasks.identity", (None, None, "", None)
-        )
+        status, project, roles, info = environ.get("conv_tasks.identity", (None, None, "", None))
         if status != "Confirmed" or not project:
             raise unauthorized("Keystone does not confirm this X-Auth-Token.")
         reader = "reader" in str(roles).split(",") and "member" not in str(roles).split(",")

@@ -47,7 +47,9 @@ PAGES: dict[str, PageHandler] = {
 class UiApp:
     """The web view, answering the requests the edge hands it."""
 
-    def __init__(self, authenticator: Authenticator, gateway: TaskGateway, config: UiConfig) -> None:
+    def __init__(
+        self, authenticator: Authenticator, gateway: TaskGateway, config: UiConfig
+    ) -> None:
         self.gateway = gateway
         self.config = config
         self.login = Login(authenticator, config)
@@ -86,7 +88,9 @@ class UiApp:
         except UiError as exc:
             return error_page(exc, signed_in=signed_in, fragment=fragment)
         except ApiFault as exc:  # no worker answered in time (503)
-            return error_page(UiError(exc.status, exc.message), signed_in=signed_in, fragment=fragment)
+            return error_page(
+                UiError(exc.status, exc.message), signed_in=signed_in, fragment=fragment
+            )
         except Exception as exc:  # the last line of defence: a page, never a bare 500
             ERROR_LOG.error(
                 "%s %s failed: %s",

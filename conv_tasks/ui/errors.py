@@ -28,9 +28,7 @@ class UiError(ConvTasksError):
 
     code = "ui_refusal"
 
-    def __init__(
-        self, status: int, message: str, headers: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message

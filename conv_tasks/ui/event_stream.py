@@ -136,7 +136,9 @@ async def _follow(
                         tenant, "conv_tasks.stack.events", stack=stack_id, after_id=after
                     )
                     for event in final.get("events") or [] if final.get("ok") else []:
-                        yield message(int(event["id"]), "event", _row(ui, stack_id, stack_name, event))
+                        yield message(
+                            int(event["id"]), "event", _row(ui, stack_id, stack_name, event)
+                        )
                     yield message(None, "end", "The stack was deleted.")
                     return
             if time.monotonic() - last_sent >= config.heartbeat:

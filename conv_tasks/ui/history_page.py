@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from starlette.responses import Response
 
-from conv_tasks.ui.context import UiRequest
 from conv_tasks.limits import MAX_ID
+from conv_tasks.ui.context import UiRequest
 from conv_tasks.ui.reads import answers, ok
 from conv_tasks.ui.rendering import render
 from conv_tasks.ui.responses import html

@@ -40,7 +40,12 @@ async def stacks(ui: UiRequest) -> Response:
         limit=limit,
         marker=marker or None,
     )
-    filters = {"status": statuses, "tag": tags, "name": name, "limit": limit if limit != PAGE_SIZE else None}
+    filters = {
+        "status": statuses,
+        "tag": tags,
+        "name": name,
+        "limit": limit if limit != PAGE_SIZE else None,
+    }
 
     def stack_link(summary: dict[str, object]) -> str:
         return ui.tenant_link(stack_path(str(summary["id"])), str(summary["tenant"]))

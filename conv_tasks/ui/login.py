@@ -83,7 +83,9 @@ class Login:
         asked = ui.query.name("tenant")
         session = self.session(ui)
         if session is not None and session.operator:
-            return Viewer(session.tenant, asked, operator=True, tenant_in_links=True, session=session)
+            return Viewer(
+                session.tenant, asked, operator=True, tenant_in_links=True, session=session
+            )
         if self.config.auth_mode == "noauth" and asked:
             operator = asked == "*"
             return Viewer(asked, "" if operator else asked, operator, tenant_in_links=True)

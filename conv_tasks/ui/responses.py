@@ -35,7 +35,9 @@ def html(body: str, status: int = 200, headers: Mapping[str, str] | None = None)
 
 def redirect(location: str, headers: Mapping[str, str] | None = None) -> Response:
     """303 See Other: after a POST too, the browser GETs `location`."""
-    return Response(status_code=303, headers={**PAGE_HEADERS, **dict(headers or {}), "Location": location})
+    return Response(
+        status_code=303, headers={**PAGE_HEADERS, **dict(headers or {}), "Location": location}
+    )
 
 
 def error_page(error: UiError, *, signed_in: bool = False, fragment: bool = False) -> Response:

@@ -36,7 +36,9 @@ def is_ui_path(path: str) -> bool:
 def _allow(method: str, allowed: tuple[str, ...], what: str) -> None:
     if method not in allowed:
         raise UiError(
-            405, f"{what} takes {', '.join(allowed)}, not {method[:16]}.", {"Allow": ", ".join(allowed)}
+            405,
+            f"{what} takes {', '.join(allowed)}, not {method[:16]}.",
+            {"Allow": ", ".join(allowed)},
         )
 
 

@@ -49,7 +49,11 @@ class ResourceFilter:
     page: int = 1
 
     def params(self) -> dict[str, Any]:
-        return {"rstatus": self.status, "rname": self.name, "rpage": self.page if self.page > 1 else None}
+        return {
+            "rstatus": self.status,
+            "rname": self.name,
+            "rpage": self.page if self.page > 1 else None,
+        }
 
     def keep(self, resource: Mapping[str, Any]) -> bool:
         if self.status and not str(resource.get("status", "")).endswith(self.status):
@@ -103,10 +107,10 @@ def _split_nested(
         word = str(resource.get("status", ""))
         child["counts"][word] = child["counts"].get(word, 0) + 1
     for resource in own:
-        child = nested.get(str(resource.get("physical_id") or ""))
-        if child is not None:
-            child["resource"] = resource["name"]
-            resource["nested_stack"] = child["id"]
+        owned = nested.get(str(resource.get("physical_id") or ""))
+        if owned is not None:
+            owned["resource"] = resource["name"]
+            resource["nested_stack"] = owned["id"]
     return own, list(nested.values())
 
 

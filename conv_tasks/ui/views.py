@@ -61,13 +61,13 @@ def attention_text(reason: str | None) -> str:
 
 
 def duration(seconds: float | None) -> str:
-    """90 -> "1 min 30 s"; 3725 -> "1 h 02 min"; None -> "–"."""
+    """90 -> "1 min 30 s"; 3725 -> "1 h 02 min"; None -> an en dash."""
     if seconds is None:
         return "\u2013"
     seconds = max(0.0, float(seconds))
     if seconds < 1:
         return f"{seconds:.1f} s"
-    whole = int(round(seconds))
+    whole = round(seconds)
     if whole < 60:
         return f"{whole} s"
     minutes, secs = divmod(whole, 60)

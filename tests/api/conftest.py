@@ -11,9 +11,9 @@ from typing import Any
 
 import httpx
 import pytest
+from edge_process import serve_edge
 
 from conv_tasks.api import token_hash
-from edge_process import serve_edge
 
 WRITER_TOKEN = "writer-" + uuid.uuid4().hex
 READER_TOKEN = "reader-" + uuid.uuid4().hex

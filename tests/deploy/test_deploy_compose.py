@@ -286,3 +286,9 @@ def test_the_http_edge_is_served_with_tokens_and_a_health_check(config: dict[str
     assert "/healthcheck" in " ".join(api["healthcheck"]["test"])
     assert api["depends_on"] == {"redis": {"condition": "service_healthy"}}
     assert api["ports"] == ["127.0.0.1:8004:8004/tcp"]
+    # The web view's cookie secret comes from UI_SECRET (the edge refuses tokens without it).
+    assert api["environment"]["CONV_TASKS_UI_SECRET"] == ""
+    given = compose_config(COMPOSE, env={"UI_SECRET": "s" * 40, "UI": "0"})
+    assert given.returncode == 0, given.stderr
+    served = yaml.safe_load(given.stdout)["services"]["api"]["environment"]
+    assert served["CONV_TASKS_UI_SECRET"] == "s" * 40 and served["CONV_TASKS_UI"] == "0"

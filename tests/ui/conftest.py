@@ -18,11 +18,11 @@ from typing import Any
 
 import httpx
 import pytest
+from edge_process import serve_edge
+from ui_stacks import Stacks
 
 from conv_tasks.api import token_hash
 from conv_tasks.client import Client
-from edge_process import serve_edge
-from ui_stacks import Stacks
 
 UI_SECRET = "ui-secret-" + uuid.uuid4().hex + uuid.uuid4().hex
 

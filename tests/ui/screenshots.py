@@ -13,12 +13,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from selenium.webdriver.common.by import By
-
 from browser import chromium, poll
 from conftest import TokenEdge
-from conv_tasks.client import Client
+from selenium.webdriver.common.by import By
 from ui_stacks import FAILING_TEMPLATE
+
+from conv_tasks.client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(os.environ.get("UI_SCREENSHOTS") or ROOT / "docs" / "operations" / "img")
@@ -91,7 +91,9 @@ def test_take_the_screenshots(token_edge: TokenEdge) -> None:
         _shoot(driver, "web-view-stack")
 
         driver.find_element(By.CSS_SELECTOR, 'tr[data-resource="database"] a').click()
-        assert poll(lambda: driver.find_elements(By.CSS_SELECTOR, "#drawer .resource-drawer"), limit=20)
+        assert poll(
+            lambda: driver.find_elements(By.CSS_SELECTOR, "#drawer .resource-drawer"), limit=20
+        )
         driver.execute_script("document.getElementById('resources').scrollIntoView()")
         _shoot(driver, "web-view-drawer")
 

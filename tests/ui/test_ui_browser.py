@@ -10,12 +10,10 @@ an edge (noauth: the tenant in the address) and real workers.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from selenium.webdriver.common.by import By
-
 from browser import poll
+from selenium.webdriver.common.by import By
 from ui_stacks import Stacks, hidden_marker, secret_template
 
 LIVE_SECONDS = 2.0
@@ -81,10 +79,11 @@ def test_a_new_event_appears_live_and_the_update_s_history_shows_its_counts(
     last = max(int(e["id"]) for e in stacks.client.events(stack["id"]))
 
     template = secret_template()
-    template["resources"]["extra"] = {"type": "OS::Heat::TestResource", "properties": {"value": "new"}}
-    stacks.client.update(
-        stack["id"], template, {"greeting": "changed"}, existing_parameters=True
-    )
+    template["resources"]["extra"] = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": "new"},
+    }
+    stacks.client.update(stack["id"], template, {"greeting": "changed"}, existing_parameters=True)
     written = poll(lambda: stacks.client.events(stack["id"], after_id=last), limit=60)
     assert written, "the update wrote no event"
     first_new = int(written[0]["id"])

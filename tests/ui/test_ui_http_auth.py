@@ -7,12 +7,12 @@ import time
 from http.cookies import SimpleCookie
 
 import httpx
-
 from conftest import UI_SECRET, TokenEdge, signed_in
+from ui_stacks import Stacks, hidden_marker
+
 from conv_tasks.api import token_hash
 from conv_tasks.client import Client
 from conv_tasks.ui import COOKIE_NAME, Session, SessionCodec
-from ui_stacks import Stacks, hidden_marker
 
 
 def _cookie_of(answer: httpx.Response) -> SimpleCookie:
@@ -25,7 +25,9 @@ def test_a_page_without_a_session_sends_the_browser_to_sign_in(token_edge: Token
     with httpx.Client(base_url=token_edge.url, timeout=60) as http:
         answer = http.get("/ui/stacks/abc", params={"rstatus": "FAILED"})
         assert answer.status_code == 303
-        assert answer.headers["location"] == "/ui/login?next=%2Fui%2Fstacks%2Fabc%3Frstatus%3DFAILED"
+        assert (
+            answer.headers["location"] == "/ui/login?next=%2Fui%2Fstacks%2Fabc%3Frstatus%3DFAILED"
+        )
         form = http.get(answer.headers["location"])
         assert form.status_code == 200 and 'name="token"' in form.text
         assert 'value="/ui/stacks/abc?rstatus=FAILED"' in form.text

@@ -7,7 +7,6 @@ import socket
 from urllib.parse import urlsplit
 
 import httpx
-
 from ui_stacks import Stacks, hidden_marker
 
 MISSING = "00000000-0000-4000-8000-000000000000"
@@ -73,7 +72,11 @@ def test_bad_requests_get_clear_4xx_pages_and_change_nothing(
         "x-www-form-urlencoded",
     )
     _is_page(
-        http.post("/ui/login", content=b"tenant=" + b"a" * 9000, headers={"Content-Type": "application/x-www-form-urlencoded"}),
+        http.post(
+            "/ui/login",
+            content=b"tenant=" + b"a" * 9000,
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        ),
         413,
         "at most",
     )

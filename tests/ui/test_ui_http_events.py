@@ -11,10 +11,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-
 from conftest import TokenEdge, signed_in
-from conv_tasks.client import Client
 from ui_stacks import Stacks, hidden_marker
+
+from conv_tasks.client import Client
 
 ID = re.compile(r"^id: (\d+)$", re.M)
 
@@ -55,7 +55,11 @@ def test_events_come_once_each_with_their_ids_and_resume_after_the_last_seen(
 
     middle = all_ids[len(all_ids) // 2]
     resumed = read_stream(
-        http, path, until=f"id: {all_ids[-1]}\n", params=params, headers={"Last-Event-ID": str(middle)}
+        http,
+        path,
+        until=f"id: {all_ids[-1]}\n",
+        params=params,
+        headers={"Last-Event-ID": str(middle)},
     )
     assert ids(resumed) == [i for i in all_ids if i > middle]
     after = read_stream(

@@ -8,7 +8,6 @@ import time
 from typing import Any
 
 import httpx
-
 from ui_stacks import Stacks, hidden_marker
 
 

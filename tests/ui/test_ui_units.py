@@ -107,7 +107,9 @@ def test_ui_settings_are_read_and_checked() -> None:
     assert (read.ui_session_ttl, read.ui_max_streams, read.ui_heartbeat) == (7200.0, 7, 5.0)
     assert not read.ui_enabled and "y" * 32 not in repr(read)
     with pytest.raises(InvalidInput) as refused:
-        Settings.from_env({"CONV_TASKS_UI_SECRET": "short-secret", "CONV_TASKS_UI_MAX_STREAMS": "0"})
+        Settings.from_env(
+            {"CONV_TASKS_UI_SECRET": "short-secret", "CONV_TASKS_UI_MAX_STREAMS": "0"}
+        )
     text = str(refused.value)
     assert "CONV_TASKS_UI_SECRET" in text and "short-secret" not in text
     assert "CONV_TASKS_UI_MAX_STREAMS" in text
@@ -166,9 +168,15 @@ def test_routes_name_the_pages_and_refuse_the_rest() -> None:
     assert route("GET", "/ui/").name == "stacks"
     assert route("GET", "/ui").name == "home_redirect"
     assert route("GET", "/ui/stacks/abc").params == {"stack": "abc"}
-    assert route("GET", "/ui/stacks/abc/resources/web").params == {"stack": "abc", "resource": "web"}
+    assert route("GET", "/ui/stacks/abc/resources/web").params == {
+        "stack": "abc",
+        "resource": "web",
+    }
     assert route("GET", "/ui/stacks/abc/events/stream").name == "events_stream"
-    assert route("POST", "/ui/login").name == "login" and route("GET", "/ui/login").name == "login_form"
+    assert (
+        route("POST", "/ui/login").name == "login"
+        and route("GET", "/ui/login").name == "login_form"
+    )
     for method, path, status in [
         ("GET", "/ui/nothing", 404),
         ("GET", "/ui/stacks/", 404),
