@@ -81,3 +81,67 @@ def test_every_page_shows_the_stack_and_never_its_hidden_value(
     seen.append(events)
     for text in seen:
         assert marker not in text
+
+
+def test_a_nested_stack_is_linked_both_ways(http: httpx.Client, stacks: Stacks) -> None:
+    child = (
+        "heat_template_version: 2018-08-31\n"
+        "resources:\n  inner:\n    type: OS::Heat::TestResource\n"
+    )
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "db": {"type": "OS::Heat::Stack", "properties": {"template": child}},
+            "app": {"type": "OS::Heat::TestResource", "properties": {"value": "x"}},
+        },
+    }
+    made = stacks.client.create("outer", template)
+    done = stacks.client.wait(made["stack_id"], timeout=120)
+    assert done["status"] == "CREATE_COMPLETE", done
+    nested = [
+        r
+        for r in stacks.client.resources(done["id"], nested_depth=1)
+        if r["stack_id"] != done["id"]
+    ]
+    child_id = nested[0]["stack_id"]
+    outer = page(http, f"/ui/stacks/{done['id']}", stacks.tenant).text
+    assert f"/ui/stacks/{child_id}?tenant={stacks.tenant}" in outer
+    assert "(resource db)" in outer and "nested stack »" in outer
+    inner = page(http, f"/ui/stacks/{child_id}", stacks.tenant).text
+    assert "Nested in" in inner and f"/ui/stacks/{done['id']}?tenant={stacks.tenant}" in inner
+    assert 'data-resource="inner"' in inner
+
+
+def test_the_noauth_sign_in_form_takes_a_tenant(http: httpx.Client, stacks: Stacks) -> None:
+    stacks.failed_stack("mine")
+    assert http.get("/ui/").status_code == 303
+    form = http.get("/ui/login")
+    assert 'name="tenant"' in form.text and 'name="token"' not in form.text
+    answer = http.post("/ui/login", data={"tenant": stacks.tenant, "next": "/ui/"})
+    assert answer.status_code == 303 and answer.headers["location"] == "/ui/"
+    listed = http.get("/ui/")
+    assert listed.status_code == 200 and 'data-stack="mine"' in listed.text
+    assert "tenant=" not in listed.text.split("<main>")[1].split('href="/ui/stacks/')[1][:60]
+    refused = http.post("/ui/login", data={"tenant": ""})
+    assert refused.status_code == 400 and "tenant" in refused.text
+
+
+def test_pages_carry_their_security_headers_and_static_files_are_served(
+    http: httpx.Client, tenant: str, workers: object
+) -> None:
+    listed = http.get("/ui/", params={"tenant": tenant})
+    assert listed.status_code == 200, listed.text
+    policy = listed.headers["content-security-policy"]
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+    assert listed.headers["x-frame-options"] == "DENY"
+    assert listed.headers["cache-control"] == "no-store"
+    for name, kind in [
+        ("htmx.min.js", "text/javascript"),
+        ("sse.min.js", "text/javascript"),
+        ("ui.js", "text/javascript"),
+        ("ui.css", "text/css"),
+    ]:
+        served = http.get(f"/ui/static/{name}")
+        assert served.status_code == 200 and served.headers["content-type"].startswith(kind)
+        assert f"/ui/static/{name}" in listed.text
+    assert http.get("/ui").headers["location"] == "/ui/"
