@@ -33,7 +33,8 @@ def _web(size: int) -> dict[str, Any]:
         },
         "cache": {
             "type": "OS::Heat::TestResource",
-            "properties": {"value": {"get_attr": ["network", "output"]}},
+            "properties": {"value": f"cache for {size} web servers"},
+            "depends_on": ["network"],
         },
     }
     for n in range(size):
@@ -77,6 +78,9 @@ def test_take_the_screenshots(token_edge: TokenEdge) -> None:
     for name in ("batch-jobs", "reports"):
         made = client.create(name, _web(1), tags=["batch"])
         client.wait(made["stack_id"], timeout=120)
+    slow = _web(1)
+    slow["resources"]["web0"]["properties"]["wait_secs"] = 120
+    client.create("migration", slow, timeout_mins=30, tags=["batch"])
 
     with chromium() as driver:
         driver.get(f"{token_edge.url}/ui/login")
