@@ -124,11 +124,16 @@ BENCH_CELERY_TASK_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-celery-task.json
 # stack show and stack list through the HTTP edge beside send_task (benchmarks/bench_edge.py).
 BENCH_EDGE_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-edge.json
 
+# The web view's pages: a stack's page at 1,000 and 10,000 resources, the stacks list at 10,000
+# stacks, server time through the edge (benchmarks/bench_ui.py).
+BENCH_UI_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-ui.json
+
 # Planner, then the engine against a bare Celery hop: timing at 100, 1,000 and 10,000
 # resources, round trips counted at 100 and 1,000 with task events off and on; then HTTP
 # resources a second against json-server, with and without a rate limit; then a
 # ConvTasks::Celery::Task resource against its task called directly; then reads through the
-# HTTP edge against send_task, idle and during a 1,000-resource create. Long.
+# HTTP edge against send_task, idle and during a 1,000-resource create; then the web view's
+# pages. Long.
 bench: setup services
 	$(BIN)/python benchmarks/bench_planner.py
 	$(BIN)/python benchmarks/bench_engine.py --sizes 100,1000,10000 --count-sizes 100,1000 \
@@ -136,6 +141,7 @@ bench: setup services
 	$(BIN)/python benchmarks/bench_http.py
 	$(BIN)/python benchmarks/bench_celery_task.py --json $(BENCH_CELERY_TASK_JSON)
 	$(BIN)/python benchmarks/bench_edge.py --json $(BENCH_EDGE_JSON)
+	$(BIN)/python benchmarks/bench_ui.py --json $(BENCH_UI_JSON)
 
 # The engine benchmark at 100 and 1,000 resources only: a few minutes.
 bench-quick: setup services

@@ -10,6 +10,11 @@ from typing import Any
 from conv_tasks.api.gateway import TaskGateway
 
 
+# Past this many nodes the graph is not redrawn as each event arrives (each redraw reads the
+# stack's resources and graph again): a link redraws it.
+LIVE_REDRAW_LIMIT = 1000
+
+
 @dataclass(frozen=True)
 class GraphSection:
     svg: str = ""
@@ -18,6 +23,10 @@ class GraphSection:
     trimmed: bool = False
     note: str = ""
     problem: str = ""
+
+    @property
+    def live(self) -> bool:
+        return self.total_nodes <= LIVE_REDRAW_LIMIT
 
     @classmethod
     def empty(cls, problem: str) -> GraphSection:

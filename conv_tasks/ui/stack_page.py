@@ -114,13 +114,16 @@ def _split_nested(
     return own, list(nested.values())
 
 
-async def read_stack(ui: UiRequest, *, graph: bool = True, events: bool = True) -> StackParts:
+async def read_stack(
+    ui: UiRequest, *, graph: bool = True, events: bool = True, resources: bool = True
+) -> StackParts:
     ref = ui.param("stack")
     tenant = ui.viewer.stack_tenant() if ui.viewer else ""
     calls: dict[str, tuple[str, dict[str, Any]]] = {
         "show": ("conv_tasks.stack.show", {"stack": ref, "include_deleted": True}),
-        "resources": ("conv_tasks.stack.resources", {"stack": ref, "nested_depth": 1}),
     }
+    if resources:
+        calls["resources"] = ("conv_tasks.stack.resources", {"stack": ref, "nested_depth": 1})
     if graph:
         calls["graph"] = ("conv_tasks.stack.graph", {"stack": ref})
     if events:
@@ -130,7 +133,7 @@ async def read_stack(ui: UiRequest, *, graph: bool = True, events: bool = True) 
     if ref not in (stack.get("id"), stack.get("name")):
         raise not_found(f"The stack {ref[:255]!r} was not found.")
     deleted = bool(stack.get("deleted_at"))
-    listed = None if deleted else ok_or_none(found["resources"])
+    listed = None if deleted or not resources else ok_or_none(found["resources"])
     own, nested = _split_nested(stack["id"], listed["resources"] if listed else [])
     shown_graph = None
     if graph and not deleted:
@@ -171,7 +174,7 @@ async def stack(ui: UiRequest) -> Response:
 
 
 async def header(ui: UiRequest) -> Response:
-    parts = await read_stack(ui, graph=False, events=False)
+    parts = await read_stack(ui, graph=False, events=False, resources=False)
     return html(render("_stack_header.html", **_common(ui, parts)))
 
 
