@@ -9,7 +9,6 @@ from typing import Any
 
 from conv_tasks.api.gateway import TaskGateway
 
-
 # Past this many nodes the graph is not redrawn as each event arrives (each redraw reads the
 # stack's resources and graph again): a link redraws it.
 LIVE_REDRAW_LIMIT = 1000
@@ -23,6 +22,8 @@ class GraphSection:
     trimmed: bool = False
     note: str = ""
     problem: str = ""
+    # Not drawn yet: the page fetches it once shown (a stack of this many resources).
+    deferred: int = 0
 
     @property
     def live(self) -> bool:
@@ -31,6 +32,10 @@ class GraphSection:
     @classmethod
     def empty(cls, problem: str) -> GraphSection:
         return cls(problem=problem)
+
+    @classmethod
+    def later(cls, resources: int) -> GraphSection:
+        return cls(deferred=resources)
 
 
 async def graph_section(

@@ -2,15 +2,17 @@
 graph, the resources table.
 
 The page reads the stack (conv_tasks.stack.show, deleted ones too, by id), its resources
-one level of nesting down (for the nested stacks' links and the graph's collapsed counts),
-its traversal graph and its events, all at once. Everything shown comes from the tasks,
+one level of nesting down (for the nested stacks' links and the graph's collapsed counts)
+and its events, all at once; then its traversal graph, unless the stack is big enough for
+the graph to cost more than the rest (INLINE_GRAPH_LIMIT): then the page asks for it once
+shown. Everything shown comes from the tasks,
 which mask hidden values; nothing here unmasks or derives anything from a value.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +28,10 @@ from conv_tasks.ui.responses import html
 from conv_tasks.ui.routes import stack_path
 
 RESOURCES_PER_PAGE = 100
+# Above this many resources (its own and one level of nested stacks') the page opens without
+# its graph and fetches it once shown (htmx; without JavaScript, a link to it): reading a big
+# stack's traversal graph costs more than the rest of the page together.
+INLINE_GRAPH_LIMIT = 500
 MAX_RESOURCE_PAGE = 100_000
 EVENTS_SHOWN = 100
 RESOURCE_FILTERS = ("FAILED", "IN_PROGRESS", "COMPLETE")
@@ -155,10 +161,20 @@ async def read_stack(
 
 
 async def stack(ui: UiRequest) -> Response:
-    parts = await read_stack(ui)
+    parts = await read_stack(ui, graph=False)
     options = graph_options(ui)
     chosen = resource_filter(ui)
-    section = await _graph(ui, parts, options)
+    if parts.deleted:
+        section = GraphSection.empty("A deleted stack has no graph.")
+    elif len(parts.listed) > INLINE_GRAPH_LIMIT:
+        section = GraphSection.later(len(parts.listed))
+    else:
+        answer = await ui.gateway.call(
+            ui.viewer.stack_tenant() if ui.viewer else "",
+            "conv_tasks.stack.graph",
+            stack=str(parts.stack["id"]),
+        )
+        section = await _graph(ui, replace(parts, graph=ok_or_none(answer)), options)
     body = render(
         "stack.html",
         **_common(ui, parts),

@@ -143,3 +143,29 @@ def test_a_hidden_value_appears_nowhere_in_the_pages(
     assert 'data-property="value"' in pages[-1] and "******" in pages[-1]
     for source in pages:
         assert marker not in source
+
+
+def test_a_big_stack_s_page_opens_before_its_graph_and_fetches_it(
+    driver: Any, noauth_edge: str, stacks: Stacks
+) -> None:
+    size = 600  # above INLINE_GRAPH_LIMIT
+    resources = {f"n{i:03d}": {"type": "OS::Heat::None"} for i in range(size)}
+    made = stacks.client.create(
+        "big", {"heat_template_version": "2018-08-31", "resources": resources}
+    )
+    done = stacks.client.wait(made["stack_id"], timeout=300)
+    assert done["status"] == "CREATE_COMPLETE", done
+    _open(driver, f"{noauth_edge}/ui/stacks/{done['id']}?tenant={stacks.tenant}")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#resource-table tr.resource")
+    assert len(rows) == 100  # a page of the table
+    assert "1\u2013100 of 600" in driver.find_element(By.ID, "resources").text
+    drawn = poll(lambda: driver.find_elements(By.CSS_SELECTOR, "#graph .graph-tools"), limit=60)
+    assert drawn, "the graph was never fetched"
+    tools = driver.find_element(By.CSS_SELECTOR, "#graph .graph-tools").text
+    assert "of 600 nodes drawn" in tools
+    note = driver.find_elements(By.ID, "graph-note")
+    assert note and "failed" in note[0].text  # only failed and in-progress ones, and none is
+    driver.find_element(By.CSS_SELECTOR, '#resources a[rel="next"]').click()
+    assert poll(
+        lambda: "101\u2013200 of 600" in driver.find_element(By.ID, "resources").text, limit=30
+    )
