@@ -159,9 +159,7 @@ def main(argv: list[str] | None = None) -> None:
             status, _ = watcher.wait(made, "CREATE", 3600)
             results[f"create_{size}_s"] = {"status": status, "s": time.perf_counter() - begun}
             stack = f"/ui/stacks/{made}"
-            pages[f"stack page, {size} resources"] = measure(
-                page(stack, tenant=TENANT), args.reads
-            )
+            pages[f"stack page, {size} resources"] = measure(page(stack, tenant=TENANT), args.reads)
             pages[f"  its graph fragment ({size})"] = measure(
                 page(f"{stack}/graph", tenant=TENANT), args.reads
             )
