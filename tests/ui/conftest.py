@@ -11,31 +11,16 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from edge_process import serve_edge
+from ui_edges import UI_SECRET, TokenEdge
 from ui_stacks import Stacks
 
 from conv_tasks.api import token_hash
 from conv_tasks.client import Client
-
-UI_SECRET = "ui-secret-" + uuid.uuid4().hex + uuid.uuid4().hex
-
-
-@dataclass(frozen=True)
-class TokenEdge:
-    url: str
-    tenant: str
-    token: str
-    other_tenant: str
-    other_token: str
-    operator_token: str
-    log: Path
 
 
 @pytest.fixture(scope="session")
@@ -80,15 +65,6 @@ def stacks(workers: Any, tenant: str) -> Stacks:
 @pytest.fixture
 def http(noauth_edge: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=noauth_edge, timeout=60, follow_redirects=False) as client:
-        yield client
-
-
-@contextmanager
-def signed_in(edge: TokenEdge, token: str) -> Iterator[httpx.Client]:
-    """A client whose cookie jar holds the session `token` signs in to."""
-    with httpx.Client(base_url=edge.url, timeout=60, follow_redirects=False) as client:
-        answer = client.post("/ui/login", data={"token": token, "next": "/ui/"})
-        assert answer.status_code == 303, answer.text
         yield client
 
 

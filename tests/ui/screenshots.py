@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from browser import chromium, poll
-from conftest import TokenEdge
 from selenium.webdriver.common.by import By
+from ui_edges import TokenEdge
 from ui_stacks import FAILING_TEMPLATE
 
 from conv_tasks.client import Client

@@ -7,7 +7,7 @@ import time
 from http.cookies import SimpleCookie
 
 import httpx
-from conftest import UI_SECRET, TokenEdge, signed_in
+from ui_edges import UI_SECRET, TokenEdge, signed_in
 from ui_stacks import Stacks, hidden_marker
 
 from conv_tasks.api import token_hash

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from conftest import TokenEdge, signed_in
+from ui_edges import TokenEdge, signed_in
 from ui_stacks import Stacks, hidden_marker
 
 from conv_tasks.client import Client
