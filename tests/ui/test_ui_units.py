@@ -214,3 +214,69 @@ def test_durations_pages_and_commands() -> None:
     assert cli_commands("id-1", "default")[0] == "conv-tasks stack show id-1"
     assert cli_commands("id-1", "a b")[0] == "conv-tasks --tenant 'a b' stack show id-1"
     assert with_params("/ui/", {"a": None, "b": "", "c": ["x", "y"], "d": 1}) == "/ui/?c=x&c=y&d=1"
+
+
+def test_the_view_and_the_edge_never_load_the_engine_or_the_database() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from conv_tasks.api.server import edge_app\n"
+        "from conv_tasks.settings import Settings\n"
+        "import conv_tasks.ui, conv_tasks.ui.graph\n"
+        "from conv_tasks.ui.rendering import environment\n"
+        "[environment().get_template(t) for t in environment().list_templates()]\n"
+        "app = edge_app('127.0.0.1', Settings())\n"
+        "assert app.ui is not None\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('conv_tasks.engine', "
+        "'conv_tasks.db', 'conv_tasks.tasks', 'sqlalchemy'))))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "[]", done.stdout
+
+
+def _get(app: object, path: str) -> tuple[int, dict[str, str], bytes]:
+    """One GET through the ASGI app, in process: its status, headers and body."""
+    import anyio
+
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "headers": [(b"host", b"127.0.0.1")],
+        "scheme": "http",
+        "server": ("127.0.0.1", 8004),
+        "client": ("127.0.0.1", 1),
+    }
+    anyio.run(app, scope, receive, send)  # type: ignore[arg-type]
+    start = sent[0]
+    headers = {k.decode(): v.decode() for k, v in start["headers"]}  # type: ignore[attr-defined]
+    body = b"".join(m.get("body", b"") for m in sent[1:])  # type: ignore[misc]
+    return int(start["status"]), headers, body  # type: ignore[call-overload]
+
+
+def test_the_edge_serves_the_view_unless_it_is_turned_off() -> None:
+    from conv_tasks.api.server import edge_app
+
+    served = edge_app("127.0.0.1", Settings())
+    status, _, body = _get(served, "/ui/login")
+    assert status == 200 and b'name="tenant"' in body
+    assert _get(served, "/ui/static/htmx.min.js")[0] == 200
+    status, headers, _ = _get(served, "/ui/nothing")
+    assert status == 404 and headers["content-type"].startswith("text/html")
+    bare = edge_app("127.0.0.1", Settings(ui_enabled=False))
+    status, _, body = _get(bare, "/ui/login")
+    assert status == 404 and json.loads(body)["error"]["type"] == "NotFound"
