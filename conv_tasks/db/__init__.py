@@ -24,6 +24,7 @@ from conv_tasks.db.nodes import (
     version_of,
 )
 from conv_tasks.db.purge import EventFloors
+from conv_tasks.db.resources import TraversalMark
 from conv_tasks.db.rotation import RotationReport, reseal_database
 from conv_tasks.db.rows import (
     DeploymentRow,
@@ -63,6 +64,7 @@ __all__ = [
     "StackState",
     "TemplateRow",
     "Transaction",
+    "TraversalMark",
     "Written",
     "config_of",
     "published_action",

@@ -24,6 +24,7 @@ from conv_tasks.engine.definition import (
     request_inputs,
 )
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.stack.completion import failure_summary
 from conv_tasks.engine.stack.idempotency import replay_create
 from conv_tasks.engine.stack.launch import Started, begin, launch
 from conv_tasks.engine.stack.nesting import Nesting
@@ -284,6 +285,8 @@ def cancel_without_rollback(env: EngineEnv, tx: Transaction, stack: StackRow) ->
     check_cancellable(stack)
     old, action = stack.current_traversal, stack.action
     reason = f"Stack {action} cancelled by the user"
+    if old:
+        reason = f"{reason}: {failure_summary(tx, stack, old)}"
     if old:
         tx.resources.interrupt_actions(stack.id, old, f"the stack {action.lower()} was cancelled")
     if not tx.stacks.swap_traversal(
