@@ -259,6 +259,39 @@ class Client:
             tags=list(tags) if tags is not None else None,
         )
 
+    def apply(
+        self,
+        name: str,
+        template: Mapping[str, Any] | str,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        disable_rollback: bool | None = None,
+        timeout_mins: int | None = None,
+        idempotency_key: str | None = None,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """Create stack `name`, update it to this request, or leave it as it is if it is
+        COMPLETE on exactly this template, parameters, environments, files and tags: the
+        answer's `result` says `created`, `updated` or `unchanged` (then no operation was
+        started, and there is nothing to wait for). Sending it again is safe.
+        `disable_rollback` and `timeout_mins` count only when given (None: create's
+        defaults for a new stack, the stack's own for an existing one); `tags` None is none.
+        `idempotency_key` is used only if the apply creates the stack."""
+        return self.call(
+            "conv_tasks.stack.apply",
+            name=name,
+            template=template,
+            parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            idempotency_key=idempotency_key,
+            tags=list(tags) if tags is not None else None,
+        )
+
     def delete(self, stack: str) -> dict[str, Any]:
         return self.call("conv_tasks.stack.delete", stack=stack)
 

@@ -46,6 +46,7 @@ from conv_tasks.engine.read import (
     stack_outputs,
 )
 from conv_tasks.engine.stack import (
+    ApplyRequest,
     ChangeRequest,
     Marked,
     NewStackRequest,
@@ -63,6 +64,7 @@ from conv_tasks.engine.upkeep import (
 )
 
 __all__ = [
+    "ApplyRequest",
     "ChangeRequest",
     "Dispatcher",
     "EngineEnv",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks import engine
-from conv_tasks.engine import ChangeRequest, NewStackRequest, TenantStacks
+from conv_tasks.engine import ApplyRequest, ChangeRequest, NewStackRequest, TenantStacks
 from conv_tasks.limits import (
     MAX_ID,
     MAX_NESTING_DEPTH,
@@ -137,6 +137,41 @@ def update(
         tags=None if tags is None else tuple(tags),
     )
     return result.to_json()
+
+
+@public_task(
+    "conv_tasks.stack.apply",
+    [
+        TENANT,
+        Field("name", (str,), required=True, is_name=True),
+        Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
+        Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
+        Field(
+            "disable_rollback",
+            (bool,),
+            description="Given, the stack's setting; omitted: false for a new stack, kept for "
+            "an existing one.",
+        ),
+        Field(
+            "timeout_mins",
+            (int,),
+            description="Given, the stack's timeout; omitted: none for a new stack, kept for an "
+            "existing one.",
+            low=MIN_TIMEOUT_MINS,
+            high=Limit(MAX_TIMEOUT_MINS, "MAX_TIMEOUT_MINS"),
+        ),
+        # Used only if the apply creates the stack (as create uses it).
+        Field("idempotency_key", (str,), is_name=True),
+        _tag_field("tags", "The stack's tags: they replace the stack's (omitted: none)."),
+    ],
+)
+def apply(tenant: str, tags: list[str] | None, **args: Any) -> dict[str, Any]:
+    """Create the stack, update it to the request, or leave it if it is COMPLETE on exactly
+    this request: `result` says which (docs/task-api.md, "Apply")."""
+    request = ApplyRequest(tags=tuple(tags or ()), **args)
+    return _stacks(tenant).apply(request).to_json()
 
 
 @public_task("conv_tasks.stack.delete", [TENANT, STACK])

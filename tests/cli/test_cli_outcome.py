@@ -128,3 +128,28 @@ def test_a_successful_update_counts_each_kind_of_change(who: str, tmp_path: Path
             "failed": 0,
         }
     ]
+
+
+def test_apply_says_what_it_did_and_waits_only_for_an_operation(who: str, tmp_path: Path) -> None:
+    path = write_template(tmp_path / "t.json", {"a": test_resource("1")})
+    done = run(who, "stack", "apply", "app", "-t", path, "--tags", "x", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0].startswith("app: created, CREATE_IN_PROGRESS (id ")
+    assert done.stdout.splitlines()[-1].startswith("app: CREATE_COMPLETE. Resources: 1 created")
+
+    done = run(who, "stack", "apply", "app", "-t", path, "--tags", "x", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Nothing to follow: one line.
+    [line] = done.stdout.splitlines()
+    assert line.startswith("app: unchanged, CREATE_COMPLETE (id ")
+
+    changed = write_template(tmp_path / "t2.json", {"a": test_resource("2")})
+    done = run(who, "--json", "stack", "apply", "app", "-t", changed, "--tags", "x")
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["result"], answer["status"]) == ("updated", "UPDATE_IN_PROGRESS")
+
+    bad = write_template(tmp_path / "bad.json", {"a": {"type": "No::Such::Type"}})
+    done = run(who, "stack", "apply", "app", "-t", bad)
+    assert done.returncode == 1
+    assert done.stderr.startswith("ERROR: ") and "No::Such::Type" in done.stderr

@@ -67,6 +67,15 @@ TASKS: dict[str, dict[str, Spec]] = {
         "timeout_mins": Spec(Kind.TIMEOUT),
         "tags": Spec(Kind.TAGS),
     },
+    "conv_tasks.stack.apply": {
+        "tenant": NAME,
+        "name": NAME,
+        "template": Spec(Kind.TEMPLATE, required=True),
+        "parameters": Spec(Kind.MAPPING),
+        "disable_rollback": Spec(Kind.BOOL),
+        "timeout_mins": Spec(Kind.TIMEOUT),
+        "tags": Spec(Kind.TAGS),
+    },
     "conv_tasks.stack.update": {
         "tenant": NAME,
         "stack": NAME,
@@ -412,6 +421,12 @@ def hostile(known: Known) -> st.SearchStrategy[Sent]:
         if task == "conv_tasks.stack.create":
             payload = {"tenant": stranger, "name": draw(_STACK_NAMES)}
             payload["template"] = draw(garbage_template())
+            payload["parameters"] = draw(MAPPINGS)
+        elif task == "conv_tasks.stack.apply":
+            # The stack that exists too (an update of it), or a new one: refused either way,
+            # and the stack left as it was.
+            name = known.name if mine else draw(_STACK_NAMES)
+            payload = {"tenant": tenant, "name": name, "template": draw(garbage_template())}
             payload["parameters"] = draw(MAPPINGS)
         elif task == "conv_tasks.stack.update":
             # The stack that exists too: a refused update must leave it as it was.

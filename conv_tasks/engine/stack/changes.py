@@ -28,7 +28,7 @@ from conv_tasks.engine.stack.completion import failure_summary
 from conv_tasks.engine.stack.idempotency import replay_create
 from conv_tasks.engine.stack.launch import Started, begin, launch
 from conv_tasks.engine.stack.nesting import Nesting
-from conv_tasks.engine.stack.planning import ChangeRequest, plan_change
+from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange, plan_change
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict, Duplicate, LostRace, PayloadError, Problem
 from conv_tasks.statuses import Action, Status, state_name
@@ -156,12 +156,15 @@ def update(
     tags: tuple[str, ...] | None = None,
     facade: Mapping[str, Any] | None = None,
     via_parent: bool = False,
+    planned: PlannedChange | None = None,
 ) -> tuple[Started, StackDefinition]:
     """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
     not given, an update keeping the parameters or the template keeps them, and a full
-    update (a new template, parameters not kept) clears them."""
+    update (a new template, parameters not kept) clears them. `planned`: the request
+    already planned in this transaction (apply compares it first)."""
     new_tags = checked_tags(list(tags)) if tags is not None else None
-    planned = plan_change(env, tx, stack, request, facade=facade, via_parent=via_parent)
+    if planned is None:
+        planned = plan_change(env, tx, stack, request, facade=facade, via_parent=via_parent)
     raw = store_template(
         env, tx, planned.definition, planned.values, planned.inputs, planned.facade
     )
