@@ -292,11 +292,19 @@ class Client:
             tags=list(tags) if tags is not None else None,
         )
 
-    def delete(self, stack: str) -> dict[str, Any]:
-        return self.call("conv_tasks.stack.delete", stack=stack)
+    def delete(self, stack: str, *, retain: Sequence[str] | None = None) -> dict[str, Any]:
+        """Delete a stack. The resources `retain` names are left alone: their physical
+        resources are not deleted, and the stack forgets them (an event says so)."""
+        return self.call(
+            "conv_tasks.stack.delete", stack=stack, retain=list(retain) if retain else None
+        )
 
-    def rollback(self, stack: str) -> dict[str, Any]:
-        return self.call("conv_tasks.stack.rollback", stack=stack)
+    def rollback(self, stack: str, *, skip: Sequence[str] | None = None) -> dict[str, Any]:
+        """Roll a failed stack back to its last complete template. The resources `skip`
+        names, which the rollback would delete, are left alone and forgotten instead."""
+        return self.call(
+            "conv_tasks.stack.rollback", stack=stack, skip=list(skip) if skip else None
+        )
 
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)

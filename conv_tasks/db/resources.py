@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -108,6 +108,25 @@ class ResourceVersions:
             TraversalMark(name, frozenset(done or ()), last_status, bool(converged))
             for name, done, last_status, converged in rows
         ]
+
+    def forget(self, stack_id: str, names: Sequence[str]) -> dict[str, list[str]]:
+        """Drop every version of the named resources of the stack, whatever holds them (a
+        retained or skipped resource: its physical resources are left alone). Returns the
+        physical ids the dropped versions held, by resource name (a name with none: [])."""
+        if not names:
+            return {}
+        stmt = (
+            delete(Resource)
+            .where(Resource.stack_id == stack_id, Resource.name.in_(list(names)))
+            .returning(Resource.name, Resource.version, Resource.physical_id)
+        )
+        held: dict[str, list[tuple[int, str | None]]] = {}
+        for name, version, physical_id in self._session.execute(stmt):
+            held.setdefault(name, []).append((version, physical_id))
+        return {
+            name: [pid for _, pid in sorted(versions) if pid is not None]
+            for name, versions in held.items()
+        }
 
     def head(self, stack_id: str, name: str) -> ResourceRow | None:
         """The newest version of one resource that nothing replaced, or None."""

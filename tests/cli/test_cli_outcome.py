@@ -153,3 +153,25 @@ def test_apply_says_what_it_did_and_waits_only_for_an_operation(who: str, tmp_pa
     done = run(who, "stack", "apply", "app", "-t", bad)
     assert done.returncode == 1
     assert done.stderr.startswith("ERROR: ") and "No::Such::Type" in done.stderr
+
+
+def test_delete_retain_and_rollback_skip_name_what_they_leave(who: str, tmp_path: Path) -> None:
+    path = write_template(tmp_path / "t.json", {"a": test_resource("1"), "b": test_resource("2")})
+    assert run(who, "stack", "create", "kept", "-t", path, "--wait").returncode == 0
+
+    done = run(who, "stack", "delete", "kept", "--retain", "b", "--retain", "nope", "--yes")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "ERROR: Invalid input: retain[1]: stack 'kept' has no resource 'nope'; "
+        "its resources are a, b\n"
+    )
+    done = run(who, "stack", "delete", "kept", "--retain", "b", "--yes", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "b                        DELETE_COMPLETE  retained at the request" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("kept: DELETE_COMPLETE.")
+
+    bad = write_template(tmp_path / "bad.json", {"x": test_resource("1", fail_on=["create"])})
+    run(who, "stack", "create", "failed", "-t", bad, "--disable-rollback", "--wait")
+    done = run(who, "stack", "rollback", "failed", "--skip", "x", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "x                        DELETE_COMPLETE  skipped by the rollback" in done.stdout

@@ -281,31 +281,52 @@ def stack_preview(
 @click.command("delete")
 @click.argument("name")
 @click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
+@click.option(
+    "--retain",
+    "retain",
+    multiple=True,
+    metavar="RESOURCE",
+    help="Leave this resource alone: not deleted, and forgotten by the stack (repeatable).",
+)
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_delete(ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float) -> None:
-    """Delete stack NAME and every resource in it (asks first, unless --yes)."""
+def stack_delete(
+    ctx: Context, name: str, yes: bool, retain: tuple[str, ...], wait: bool, wait_timeout: float
+) -> None:
+    """Delete stack NAME and every resource in it but those --retain names (asks first,
+    unless --yes)."""
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError(
                 f"not deleting stack {name}: there is no terminal to confirm on; "
                 "pass --yes to delete it without asking"
             )
-        if not click.confirm(f"Delete stack {name} and every resource in it?"):
+        kept = f" but {', '.join(retain)}" if retain else ""
+        if not click.confirm(f"Delete stack {name} and every resource in it{kept}?"):
             click.echo(f"stack {name} not deleted", err=True)
             sys.exit(1)
-    _started(ctx, ctx.client().delete(name), wait, wait_timeout)
+    _started(ctx, ctx.client().delete(name, retain=list(retain)), wait, wait_timeout)
 
 
 @click.command("rollback")
 @click.argument("name")
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="RESOURCE",
+    help="A resource the rollback would delete to leave alone instead: not deleted, and "
+    "forgotten by the stack (repeatable).",
+)
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+def stack_rollback(
+    ctx: Context, name: str, skip: tuple[str, ...], wait: bool, wait_timeout: float
+) -> None:
     """Roll stack NAME back to the last template that completed."""
-    _started(ctx, ctx.client().rollback(name), wait, wait_timeout)
+    _started(ctx, ctx.client().rollback(name, skip=list(skip)), wait, wait_timeout)
 
 
 @click.command("cancel")

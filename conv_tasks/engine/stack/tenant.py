@@ -7,7 +7,7 @@ without a tenant here: the engine's own operations by stack id are in control.py
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from conv_tasks.db import StackRow, Transaction
@@ -124,14 +124,19 @@ class TenantStacks:
             return None
         return stack if stack.name == name else None
 
-    def delete(self, ref: str) -> OperationResult:
-        return self._start(ref, lambda tx, stack: changes.delete(self.env, tx, stack))
+    def delete(self, ref: str, *, retain: Sequence[str] = ()) -> OperationResult:
+        """Delete the stack, leaving the resources `retain` names alone (forget.py)."""
+        return self._start(
+            ref, lambda tx, stack: changes.delete(self.env, tx, stack, retain=retain)
+        )
 
-    def rollback(self, ref: str) -> OperationResult:
+    def rollback(self, ref: str, *, skip: Sequence[str] = ()) -> OperationResult:
+        """Roll the stack back, leaving alone the resources `skip` names that the rollback
+        would delete (forget.py)."""
         return self._start(
             ref,
             lambda tx, stack: changes.rollback(
-                self.env, tx, stack, expected=stack.current_traversal
+                self.env, tx, stack, expected=stack.current_traversal, skip=skip
             ),
         )
 

@@ -89,6 +89,19 @@ class ResourceVersions:
             for row in self._of("existing", stack_id)
         ]
 
+    def forget(self, stack_id: str, names: Sequence[str]) -> dict[str, list[str]]:
+        if not names:
+            return {}
+        held: dict[str, list[tuple[int, str | None]]] = {}
+        for row in self._of("forget", stack_id):
+            if row["name"] in names:
+                self._work.delete("resource", row["id"])
+                held.setdefault(row["name"], []).append((row["version"], row["physical_id"]))
+        return {
+            name: [pid for _, pid in sorted(versions) if pid is not None]
+            for name, versions in held.items()
+        }
+
     def traversal_marks(
         self, stack_id: str, traversal: str, template_id: int | None
     ) -> list[TraversalMark]:
