@@ -199,7 +199,13 @@ def update(
         ),
         # Used only if the apply creates the stack (as create uses it).
         Field("idempotency_key", (str,), is_name=True),
-        _tag_field("tags", "The stack's tags: they replace the stack's (omitted: none)."),
+        Field(
+            "tags",
+            (list,),
+            description="The stack's tags: they replace the stack's (omitted: none).",
+            check=tag_problems,
+            schema=_TAG_LIST_SCHEMA,
+        ),
     ],
 )
 def apply(tenant: str, tags: list[str] | None, **args: Any) -> dict[str, Any]:
