@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-setup: $(BIN)/python $(JSON_SERVER)
+setup: $(BIN)/python $(JSON_SERVER) graphviz
 	$(BIN)/pip install --quiet -r requirements-dev.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 
@@ -22,6 +22,12 @@ $(JSON_SERVER): tools/json-server/package-lock.json
 	./scripts/ensure-node.sh
 	npm ci --prefix tools/json-server --no-audit --no-fund --loglevel=error
 	touch $@
+
+# Debian's graphviz: the web view draws a stack's graph with `dot -Tsvg` (conv_tasks/ui/graph)
+# and its tests run the real `dot`; installed (as root, with apt-get) only when missing.
+.PHONY: graphviz
+graphviz:
+	./scripts/ensure-graphviz.sh
 
 services:
 	./scripts/ensure-services.sh

@@ -54,6 +54,8 @@ _READS = frozenset(
         "conv_tasks.stack.resources",
         "conv_tasks.stack.events",
         "conv_tasks.stack.outputs",
+        "conv_tasks.stack.history",
+        "conv_tasks.stack.overview",
         "conv_tasks.deployment.list",
         "conv_tasks.deployment.show",
     }
@@ -510,6 +512,37 @@ class Client:
         """The environment the stack's current template was stored with, merged from those
         its requests gave (hidden parameters' values masked)."""
         return dict(self.call("conv_tasks.stack.template", stack=stack)["environment"])
+
+    def history(self, stack: str, limit: int = 20, before: int | None = None) -> dict[str, Any]:
+        """One page of the stack's operations, newest first: {"operations": [{"id",
+        "traversal", "action", "tenant", "started_at", "ended_at", "duration_secs", "result",
+        "reason", "counts", "failures", "watchdog_restarts"}], "next"}; pass `next` as
+        `before` for the page after (None: this was the last)."""
+        return self.call("conv_tasks.stack.history", stack=stack, limit=limit, before=before)
+
+    def overview(
+        self,
+        *,
+        all_tenants: bool = False,
+        status: Sequence[str] | None = None,
+        tags: Sequence[str] | None = None,
+        name: str | None = None,
+        limit: int = 50,
+        marker: str | None = None,
+    ) -> dict[str, Any]:
+        """The stacks list: {"attention": [...], "attention_total", "stacks": [...], "next",
+        "total"}. Filters: `status` (statuses such as FAILED, or states such as
+        CREATE_COMPLETE), `tags` (all of them), `name` (a part of it, any case); pass `next`
+        as `marker` for the page after. `all_tenants`: every tenant's stacks."""
+        return self.call(
+            "conv_tasks.stack.overview",
+            all_tenants=all_tenants or None,
+            status=None if status is None else list(status),
+            tags=None if tags is None else list(tags),
+            name=name,
+            limit=limit,
+            marker=marker,
+        )
 
     def wait(
         self,

@@ -96,3 +96,9 @@ MAX_WAIT_CONDITION_SECS = 43200
 # as compact JSON: a handle is a rendezvous for a few hosts, not a data store.
 MAX_WAIT_SIGNALS = 1000
 MAX_WAIT_SIGNAL_DATA_BYTES = 64 * 1024
+
+# The web view's reads: operations one page of a stack's history holds, stacks one page of
+# the stacks overview holds, and the statuses one overview filter may name.
+MAX_HISTORY_PAGE = 200
+MAX_OVERVIEW_PAGE = 500
+MAX_STATUS_FILTERS = 30

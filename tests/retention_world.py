@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select
 
-from conv_tasks.db.models import Event, RawTemplate, Resource, Stack
+from conv_tasks.db.models import Event, RawTemplate, Resource, Stack, StackOperation
 from conv_tasks.db.session import session_scope
 
 
@@ -94,6 +94,25 @@ class World:
             session.add_all(rows)
             session.flush()
             return [row.id for row in rows]
+
+    def operations(self, stack_id: str, count: int) -> None:
+        """`count` finished operations of the stack (its history)."""
+        with session_scope(self.url) as session:
+            session.add_all(
+                StackOperation(
+                    stack_id=stack_id,
+                    tenant=self.tenant,
+                    traversal=str(uuid.uuid4()),
+                    action="UPDATE",
+                    result="COMPLETE",
+                )
+                for _ in range(count)
+            )
+
+    def operation_count(self, stack_id: str) -> int:
+        with session_scope(self.url) as session:
+            stmt = select(func.count()).select_from(StackOperation)
+            return int(session.scalar(stmt.where(StackOperation.stack_id == stack_id)) or 0)
 
     def event_ids(self, stack_id: str) -> list[int]:
         with session_scope(self.url) as session:

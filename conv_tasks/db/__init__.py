@@ -23,6 +23,8 @@ from conv_tasks.db.nodes import (
     Written,
     version_of,
 )
+from conv_tasks.db.operations import FAILURES_KEPT, replacement_reason
+from conv_tasks.db.overview import OverviewEntry, OverviewFilter
 from conv_tasks.db.purge import EventFloors
 from conv_tasks.db.resources import TraversalMark
 from conv_tasks.db.rotation import RotationReport, reseal_database
@@ -31,6 +33,8 @@ from conv_tasks.db.rows import (
     EventRow,
     HandleRow,
     NewStack,
+    OperationFailure,
+    OperationRow,
     ResourceRow,
     StackRow,
     TemplateRow,
@@ -42,6 +46,7 @@ from conv_tasks.db.stacks import RunningOperation
 from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
 
 __all__ = [
+    "FAILURES_KEPT",
     "SEALED_COLUMNS",
     "Claim",
     "Database",
@@ -53,6 +58,10 @@ __all__ = [
     "NewStack",
     "NodeEvent",
     "NodeStore",
+    "OperationFailure",
+    "OperationRow",
+    "OverviewEntry",
+    "OverviewFilter",
     "PostgresDeployments",
     "PostgresSandbox",
     "PostgresWaitHandles",
@@ -68,6 +77,7 @@ __all__ = [
     "Written",
     "config_of",
     "published_action",
+    "replacement_reason",
     "reseal_database",
     "reset_after_fork",
     "signals_of",

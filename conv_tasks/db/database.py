@@ -16,6 +16,8 @@ from sqlalchemy.orm import Session
 from conv_tasks.db.deployments import DeploymentRecords
 from conv_tasks.db.events import Events
 from conv_tasks.db.nodes import NodeStore
+from conv_tasks.db.operations import Operations
+from conv_tasks.db.overview import Overview
 from conv_tasks.db.purge import Purges
 from conv_tasks.db.resources import ResourceVersions
 from conv_tasks.db.session import node_connection, session_scope
@@ -36,6 +38,8 @@ class Transaction:
         self.deployments = DeploymentRecords(session, sealer)
         self.handles = HandleRecords(session)
         self.purges = Purges(session)
+        self.operations = Operations(session)
+        self.overview = Overview(session)
 
 
 class Database:

@@ -73,6 +73,21 @@ class Stack(Base):
         Index("ix_stack_status", "status"),
         Index("ix_stack_parent_stack_id", "parent_stack_id"),
         Index("ix_stack_tags", "tags", postgresql_using="gin"),
+        # The stacks overview pages through live stacks newest first, by keyset on
+        # (updated_at, id): of one tenant, or of all (migration 0012).
+        Index(
+            "ix_stack_tenant_live_recent",
+            "tenant",
+            text("updated_at DESC"),
+            text("id DESC"),
+            postgresql_where=text("deleted_at IS NULL"),
+        ),
+        Index(
+            "ix_stack_live_recent",
+            text("updated_at DESC"),
+            text("id DESC"),
+            postgresql_where=text("deleted_at IS NULL"),
+        ),
         # A create's idempotency key names one stack of its tenant for as long as the row lives.
         Index(
             "uq_stack_tenant_idempotency_key",
@@ -206,6 +221,63 @@ class Event(Base):
     traversal: Mapped[str | None] = mapped_column(String(36), nullable=True)
     created_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+
+
+class StackOperation(Base):
+    """One operation of a stack (create, update, delete, rollback, check): what its history
+    shows. Written as the operation starts, in the transaction that swaps its traversal in;
+    finished when the stack's SyncPoint completes (or the operation is timed out or cancelled),
+    or marked SUPERSEDED when a newer operation takes the stack over. Never computed from the
+    events when read (migration 0012).
+
+    `traversal` is the operation's current traversal; `restarted_from` those the watchdog
+    replaced with it (each restart counts in `watchdog_restarts`). `first_event_id` is where
+    the operation's events begin: the counts are read from them once, as it ends.
+    """
+
+    __tablename__ = "stack_operation"
+    __table_args__ = (Index("ix_stack_operation_stack", "stack_id", text("id DESC")),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    stack_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("stack.id", ondelete="CASCADE"), nullable=False
+    )
+    tenant: Mapped[str] = mapped_column(String(255), nullable=False)
+    traversal: Mapped[str] = mapped_column(String(36), nullable=False)
+    restarted_from: Mapped[list[str]] = mapped_column(
+        ARRAY(Text()), nullable=False, default=list, server_default=text("'{}'::text[]")
+    )
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    # IN_PROGRESS, COMPLETE, FAILED or SUPERSEDED.
+    result: Mapped[str] = mapped_column(String(16), nullable=False)
+    reason: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    first_event_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), nullable=False, server_default=func.now()
+    )
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    resources_created: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
+    resources_updated: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
+    resources_replaced: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
+    resources_deleted: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
+    resources_failed: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
+    )
+    # [{"resource", "reason"}], the first of them only (conv_tasks.db.operations).
+    failures: Mapped[list[Any]] = mapped_column(
+        JsonB, nullable=False, default=list, server_default=text("'[]'::jsonb")
+    )
+    watchdog_restarts: Mapped[int] = mapped_column(
+        Integer, nullable=False, default=0, server_default=text("0")
     )
 
 

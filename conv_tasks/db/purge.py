@@ -30,6 +30,13 @@ DELETE FROM resource WHERE id IN (
     LIMIT :limit FOR UPDATE OF r SKIP LOCKED)
 """
 
+_OPERATIONS_OF_DELETED_STACKS = """
+DELETE FROM stack_operation WHERE id IN (
+    SELECT o.id FROM stack_operation o JOIN stack s ON s.id = o.stack_id
+    WHERE s.deleted_at < :before
+    LIMIT :limit FOR UPDATE OF o SKIP LOCKED)
+"""
+
 # Only stacks already emptied: the cascade of a stack row then deletes nothing, or the few rows
 # written since, so no transaction ever deletes more than its batch.
 _EMPTIED_DELETED_STACKS = """
@@ -38,6 +45,7 @@ DELETE FROM stack WHERE id IN (
     WHERE s.deleted_at < :before
       AND NOT EXISTS (SELECT 1 FROM event e WHERE e.stack_id = s.id)
       AND NOT EXISTS (SELECT 1 FROM resource r WHERE r.stack_id = s.id)
+      AND NOT EXISTS (SELECT 1 FROM stack_operation o WHERE o.stack_id = s.id)
     LIMIT :limit FOR UPDATE OF s SKIP LOCKED)
 """
 
@@ -109,6 +117,11 @@ class Purges:
     def resources_of_deleted_stacks(self, deleted_before: datetime, limit: int) -> int:
         """Delete up to `limit` resource rows of stacks deleted before `deleted_before`."""
         return self._deleted(_RESOURCES_OF_DELETED_STACKS, deleted_before, limit)
+
+    def operations_of_deleted_stacks(self, deleted_before: datetime, limit: int) -> int:
+        """Delete up to `limit` operation rows (history) of stacks deleted before
+        `deleted_before`."""
+        return self._deleted(_OPERATIONS_OF_DELETED_STACKS, deleted_before, limit)
 
     def emptied_stacks(self, deleted_before: datetime, limit: int) -> int:
         """Delete up to `limit` stacks deleted before `deleted_before` that have no rows left."""

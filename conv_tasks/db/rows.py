@@ -171,6 +171,47 @@ class EventRow:
 
 
 @dataclass(frozen=True)
+class OperationFailure:
+    """A resource an operation failed on, and why (as its event said)."""
+
+    resource: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class OperationRow:
+    """One stack operation, as its history shows it (conv_tasks.db.operations)."""
+
+    id: int
+    stack_id: str
+    tenant: str
+    traversal: str
+    action: str
+    result: str
+    reason: str
+    started_at: datetime
+    ended_at: datetime | None
+    resources_created: int
+    resources_updated: int
+    resources_replaced: int
+    resources_deleted: int
+    resources_failed: int
+    failures: tuple[OperationFailure, ...]
+    watchdog_restarts: int
+
+
+def operation_row(row: Any) -> OperationRow:
+    values = {f.name: getattr(row, f.name) for f in fields(OperationRow)}
+    values["failures"] = tuple(
+        OperationFailure(str(item.get("resource", "")), str(item.get("reason", "")))
+        for item in values["failures"] or ()
+        if isinstance(item, Mapping)
+    )
+    values["reason"] = values["reason"] or ""
+    return OperationRow(**values)
+
+
+@dataclass(frozen=True)
 class DeploymentRow:
     """A software deployment: its config snapshot, its current action and how that stands."""
 

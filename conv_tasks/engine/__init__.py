@@ -43,7 +43,9 @@ from conv_tasks.engine.read import (
     show_stack,
     show_template,
     stack_graph,
+    stack_history,
     stack_outputs,
+    stacks_overview,
 )
 from conv_tasks.engine.stack import (
     ApplyRequest,
@@ -104,7 +106,9 @@ __all__ = [
     "signal_handle",
     "signal_resource",
     "stack_graph",
+    "stack_history",
     "stack_outputs",
+    "stacks_overview",
     "validate_template",
     "version_context",
 ]

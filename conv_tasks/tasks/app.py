@@ -18,6 +18,7 @@ TASK_MODULES = [
     "conv_tasks.tasks.template",
     "conv_tasks.tasks.preview",
     "conv_tasks.tasks.graph",
+    "conv_tasks.tasks.overview",
     "conv_tasks.tasks.deployment",
     "conv_tasks.tasks.wait_condition",
     "conv_tasks.tasks.node",

@@ -61,6 +61,20 @@ RESULT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "conv_tasks.stack.resources": ({"resources": _OBJECTS}, ["resources"]),
     "conv_tasks.stack.events": ({"events": _OBJECTS}, ["events"]),
     "conv_tasks.stack.outputs": ({"outputs": _OBJECT}, ["outputs"]),
+    "conv_tasks.stack.history": (
+        {"operations": _OBJECTS, "next": {"type": ["integer", "null"]}},
+        ["operations", "next"],
+    ),
+    "conv_tasks.stack.overview": (
+        {
+            "attention": _OBJECTS,
+            "attention_total": _INTEGER,
+            "stacks": _OBJECTS,
+            "next": {"type": ["string", "null"]},
+            "total": _INTEGER,
+        },
+        ["attention", "attention_total", "stacks", "next", "total"],
+    ),
     "conv_tasks.resource.signal": (
         {"stack_id": _STRING, "resource": _STRING, "deploy_status": _STRING, "message": _STRING},
         ["stack_id", "resource"],

@@ -65,13 +65,13 @@ _TAG_LIST_SCHEMA = {
 }
 
 
-def _tag_field(name: str, description: str) -> Field:
+def tag_field(name: str, description: str) -> Field:
     return Field(
         name, (list,), description=description, check=tag_problems, schema=_TAG_LIST_SCHEMA
     )
 
 
-TAGS = _tag_field(
+TAGS = tag_field(
     "tags",
     "The stack's tags. On update: given, they replace the stack's ([] clears them); "
     "absent, kept if the update keeps the template or existing_parameters, else cleared.",
@@ -296,10 +296,10 @@ def show(tenant: str, stack: str, include_deleted: bool) -> dict[str, Any]:
             default=False,
             description="Also list nested stacks (those a parent stack's resource made).",
         ),
-        _tag_field("tags", "Only stacks that have every one of these tags."),
-        _tag_field("tags_any", "Only stacks that have at least one of these tags."),
-        _tag_field("not_tags", "Only stacks that lack at least one of these tags."),
-        _tag_field("not_tags_any", "Only stacks that have none of these tags."),
+        tag_field("tags", "Only stacks that have every one of these tags."),
+        tag_field("tags_any", "Only stacks that have at least one of these tags."),
+        tag_field("not_tags", "Only stacks that lack at least one of these tags."),
+        tag_field("not_tags_any", "Only stacks that have none of these tags."),
     ],
     reads=True,
 )

@@ -48,8 +48,10 @@ def made(database_url: str) -> Iterator[World]:
 def stacks(made: World) -> Stacks:
     gone = made.stack("gone", created_days=60, deleted_days=OLD, resources=3)
     made.events(gone, 9, days=OLD + 1)
+    made.operations(gone, 3)
     recently_deleted = made.stack("recent", created_days=60, deleted_days=INSIDE, resources=2)
     made.events(recently_deleted, 4, days=OLD + 1)
+    made.operations(recently_deleted, 2)
     busy = made.stack("busy", created_days=60, resources=3)
     made.events(busy, 20, days=OLD)
     made.events(busy, 5, days=RECENT)
@@ -73,12 +75,15 @@ def test_purge_removes_exactly_what_is_past_retention(made: World, stacks: Stack
     report = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
 
     assert (report.stacks, report.resources, report.stack_events) == (1, 3, 9)
+    assert report.operations == 3  # the history goes with the stack, in batches too
     # busy: 15 of 25 (the latest 10 stay: 5 recent, 5 old); half-deleted: 2 of 12.
     assert report.old_events == 17
     assert report.finished
     assert not made.stack_exists(stacks.gone)
     assert made.event_ids(stacks.gone) == []
     assert made.resource_count(stacks.gone) == 0
+    assert made.operation_count(stacks.gone) == 0
+    assert made.operation_count(stacks.recently_deleted) == 2
     assert made.event_ids(stacks.busy) == busy_events[-10:]
     assert made.event_ids(stacks.delete_failed) == failed_events[-10:]
     for stack_id, events in before.items():
@@ -93,6 +98,7 @@ def test_purge_removes_exactly_what_is_past_retention(made: World, stacks: Stack
 
     again = purge(Database(made.url, sealer=PLAINTEXT), POLICY)
     assert (again.stacks, again.resources, again.stack_events, again.old_events) == (0, 0, 0, 0)
+    assert again.operations == 0
 
 
 class Statements:
@@ -139,6 +145,7 @@ def test_purge_deletes_in_batches_of_one_transaction_each(
     # kind stops at its first short batch.
     assert by_table["event"] == [4, 4, 1, 4, 4, 4, 4, 1]
     assert by_table["resource"] == [3]
+    assert by_table["stack_operation"] == [3]
     assert by_table["stack"] == [1]
 
 

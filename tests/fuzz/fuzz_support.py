@@ -39,7 +39,7 @@ ANSWER_TIMEOUT = 30.0
 # decompressed whole reached ~840 MB.
 MAX_WORKER_RSS_MB = 700
 # Tables whose rows a refused request must not change (conv_tasks/db/models.py).
-TABLES = ("raw_template", "stack", "resource", "event", "sandbox_object")
+TABLES = ("raw_template", "stack", "resource", "event", "sandbox_object", "stack_operation")
 # The public tasks (conv_tasks/tasks/stack.py); the reads change no row even when they succeed.
 READ_TASKS = (
     "conv_tasks.stack.show",

@@ -27,6 +27,8 @@ def _sample(spec: Field) -> Any:
     """A valid value of the field."""
     if spec.name == "template":
         return TEMPLATE
+    if spec.name == "marker":
+        return "0b6f4cbe-4a56-4c8e-9d2a-3f1e8a7b5c60"  # a stack id (conv_tasks.stack.overview)
     kind = spec.kinds[0]
     if kind is str:
         return "web-1"

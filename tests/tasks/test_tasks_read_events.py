@@ -20,6 +20,8 @@ READS = {
     "conv_tasks.stack.outputs",
     "conv_tasks.stack.template",
     "conv_tasks.stack.graph",
+    "conv_tasks.stack.history",
+    "conv_tasks.stack.overview",
     "conv_tasks.resource.show",
     "conv_tasks.deployment.list",
     "conv_tasks.deployment.show",

@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from conv_tasks.db import Claim, ResourceVersion, StackState
+from conv_tasks.db import Claim, ResourceVersion, StackState, replacement_reason
 from conv_tasks.engine.definition.model import PreparedResource, StackDefinition
 from conv_tasks.engine.node.actions import action_context, pick_attributes, run_step
 from conv_tasks.engine.node.decide import Verdict, decide, head_of
@@ -181,7 +181,7 @@ def _new_version(
         version=max(v.version for v in claim.versions) + 1,
         in_place=in_place,
         fields=fields,
-        reason="" if in_place else f"replacing version {head.version}",
+        reason="" if in_place else replacement_reason(head.version),
         ttl=run.ttl,
     )
     run.wake(woken)

@@ -1,5 +1,5 @@
-"""Read models: what users see of stacks, resources, events, outputs, templates, graphs and
-previews, as JSON-able dicts.
+"""Read models: what users see of stacks, resources, events, outputs, templates, graphs,
+previews, histories and the stacks overview, as JSON-able dicts.
 
 Hidden parameter values, and anything derived from them, never leave this folder
 unmasked. It only reads: nothing here writes a row, starts an operation or enqueues a
@@ -9,6 +9,8 @@ updates) and node (its pure decision), never features or upkeep.
 
 from conv_tasks.engine.read.details import show_resource, show_template
 from conv_tasks.engine.read.graph import stack_graph
+from conv_tasks.engine.read.history import stack_history
+from conv_tasks.engine.read.overview import stacks_overview
 from conv_tasks.engine.read.preview import preview_stack
 from conv_tasks.engine.read.views import (
     iso_time,
@@ -34,6 +36,8 @@ __all__ = [
     "show_template",
     "stack_definition",
     "stack_graph",
+    "stack_history",
     "stack_outputs",
+    "stacks_overview",
     "stored_outputs",
 ]

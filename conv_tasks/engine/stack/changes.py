@@ -32,7 +32,7 @@ from conv_tasks.engine.stack.nesting import Nesting
 from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange, plan_change
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict, Duplicate, LostRace, PayloadError, Problem
-from conv_tasks.statuses import Action, Status, state_name
+from conv_tasks.statuses import Action, OperationOutcome, Status, state_name
 from conv_tasks.tags import checked_tags
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,254}$")
@@ -315,6 +315,10 @@ def cancel_without_rollback(env: EngineEnv, tx: Transaction, stack: StackRow) ->
     ):
         raise LostRace(f"Stack {stack.name!r} changed while cancelling; try again.")
     [event_id] = tx.events.add([EventRecord(stack.id, action, Status.FAILED, reason)])
+    if old:
+        tx.operations.finish(
+            stack_id=stack.id, traversal=old, result=OperationOutcome.FAILED, reason=reason
+        )
     return OperationResult(
         stack_id=stack.id,
         name=stack.name,

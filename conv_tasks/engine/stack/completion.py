@@ -21,7 +21,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.engine.stack.summary import summarise
 from conv_tasks.errors import ConvTasksError
-from conv_tasks.statuses import Action, Status
+from conv_tasks.statuses import Action, OperationOutcome, Status
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,8 @@ def complete_traversal(
                 stack_id, traversal, status=Status.FAILED, status_reason=reason
             ):
                 return None
+            # Failed even when a rollback follows: the rollback is an operation of its own.
+            outcome = OperationOutcome.FAILED
             done = Completion(action, reason if rollback else None)
         else:
             old_ids = [i for i in (stack.raw_template_id, stack.prev_raw_template_id) if i]
@@ -97,6 +99,8 @@ def complete_traversal(
                 fields.update(prev_raw_template_id=stack.raw_template_id)
             if not tx.stacks.update_if_current(stack_id, traversal, **fields):
                 return None
+            reason = fields["status_reason"]
+            outcome = OperationOutcome.COMPLETE
             tx.events.add(
                 [
                     EventRecord(
@@ -113,5 +117,6 @@ def complete_traversal(
                 # Server credentials, and deployments or configs kept by a Retain policy.
                 tx.deployments.forget_stack(stack_id)
             done = Completion(action)
+        tx.operations.finish(stack_id=stack_id, traversal=traversal, result=outcome, reason=reason)
     env.syncpoints.drop(traversal)
     return done

@@ -24,7 +24,7 @@ from conv_tasks.engine.stack.nesting import child_stack_name, nesting_of_child
 from conv_tasks.engine.stack.planning import ChangeRequest
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, NotFound
-from conv_tasks.statuses import Action, Status
+from conv_tasks.statuses import Action, OperationOutcome, Status
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class StackControl:
                 if stack.current_traversal != expected or not stack.in_progress:
                     return None
                 if stack.action == Action.CHECK:
-                    started = begin_check(self.env, tx, stack, expected, reason)
+                    started = begin_check(self.env, tx, stack, expected, reason, resumes=True)
                 else:
                     raw = tx.templates.get(stack.raw_template_id or 0)
                     started = begin(
@@ -93,6 +93,7 @@ class StackControl:
                         definition=self.env.definitions.of_row(raw),
                         expected=expected,
                         reason=reason,
+                        resumes=True,
                     )
         except LostRace:
             return None
@@ -117,6 +118,12 @@ class StackControl:
             ):
                 return False
             tx.events.add([EventRecord(stack_id, action, Status.FAILED, reason)])
+            tx.operations.finish(
+                stack_id=stack_id,
+                traversal=traversal,
+                result=OperationOutcome.FAILED,
+                reason=reason,
+            )
         self.env.syncpoints.drop(traversal)
         if roll_back:
             self.roll_back(stack_id, expected=None, reason=f"Rolling back: {reason}")

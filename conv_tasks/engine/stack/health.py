@@ -50,8 +50,11 @@ def begin_check(
     expected: str | None,
     reason: str,
     traversal: str | None = None,
+    *,
+    resumes: bool = False,
 ) -> Started:
-    """Swap in a check traversal (a fresh one: a check has nothing to resume)."""
+    """Swap in a check traversal (a fresh one: a check has nothing to resume; `resumes`:
+    the watchdog restarts the check of `expected`, which its history counts)."""
     return swap_in(
         env,
         tx,
@@ -62,6 +65,7 @@ def begin_check(
         expected=expected,
         reason=reason,
         traversal=traversal,
+        resumes=resumes,
     )
 
 

@@ -91,10 +91,12 @@ def begin(
     expected: str | None,
     reason: str,
     options: Mapping[str, Any] | None = None,
+    resumes: bool = False,
 ) -> Started:
     """Plan and swap in a new traversal inside the caller's transaction. `options`: the
     stack's settings an update changes (disable_rollback, timeout_mins, tags), written by
-    the statement that swaps the traversal, so a losing operation writes none of them."""
+    the statement that swaps the traversal, so a losing operation writes none of them.
+    `resumes`: the watchdog restarts the operation of traversal `expected` (see swap_in)."""
     existing = tx.resources.existing(stack.id)
     plan = plan_traversal(existing, definition.dependencies)
     try:
@@ -112,6 +114,7 @@ def begin(
         expected=expected,
         reason=reason,
         options=options,
+        resumes=resumes,
     )
 
 
@@ -134,10 +137,16 @@ def swap_in(
     reason: str,
     traversal: str | None = None,
     options: Mapping[str, Any] | None = None,
+    resumes: bool = False,
 ) -> Started:
     """Swap in a new traversal of `graph` (its SyncPoints made first) in the caller's
     transaction; LostRace if `expected` is no longer the stack's traversal. `traversal`:
-    its id when the caller derives one from an idempotency key (a nested stack's check)."""
+    its id when the caller derives one from an idempotency key (a nested stack's check).
+
+    The operation's row of the stack's history is written in the same transaction: a new
+    one (which supersedes the operation it takes the stack over from), or, when `resumes`,
+    the operation of `expected` going on under the new traversal, one watchdog restart
+    more."""
     traversal = traversal or str(uuid.uuid4())
     points = points_of(graph)
     if points:
@@ -163,6 +172,7 @@ def swap_in(
     [event_id] = tx.events.add(
         [EventRecord(stack.id, action, Status.IN_PROGRESS, reason, traversal=traversal)]
     )
+    _record_operation(tx, stack, action, traversal, expected, event_id, reason, resumes)
     return Started(
         stack.id,
         traversal,
@@ -172,6 +182,34 @@ def swap_in(
         not graph.nodes,
         event_id,
         stack.name,
+    )
+
+
+def _record_operation(
+    tx: Transaction,
+    stack: StackRow,
+    action: str,
+    traversal: str,
+    expected: str | None,
+    event_id: int,
+    reason: str,
+    resumes: bool,
+) -> None:
+    if (
+        resumes
+        and expected is not None
+        and tx.operations.resume(stack_id=stack.id, old=expected, new=traversal)
+    ):
+        return
+    tx.operations.start(
+        stack_id=stack.id,
+        tenant=stack.tenant,
+        traversal=traversal,
+        action=action,
+        first_event_id=event_id,
+        superseded_reason=f"Superseded by the next operation ({reason})",
+        # A restarted operation that has no row (it began before there were any).
+        watchdog_restarts=1 if resumes else 0,
     )
 
 

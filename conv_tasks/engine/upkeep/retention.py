@@ -48,6 +48,8 @@ class PurgeReport:
     resources: int = 0
     # Events of the deleted stacks purged, and old events of live stacks.
     stack_events: int = 0
+    # Operation rows (the history) of the deleted stacks purged.
+    operations: int = 0
     old_events: int = 0
     templates: int = 0
     transactions: int = 0
@@ -99,11 +101,14 @@ def purge(
     run = _Run(db, budget, clock)
     now: datetime = run.once(lambda tx: tx.purges.now())
     batch = policy.batch_size
-    stacks = resources = stack_events = old_events = 0
+    stacks = resources = stack_events = operations = old_events = 0
     if policy.deleted_after is not None:
         before = now - timedelta(seconds=policy.deleted_after)
         stack_events = run.drain(lambda tx, n: tx.purges.events_of_deleted_stacks(before, n), batch)
         resources = run.drain(lambda tx, n: tx.purges.resources_of_deleted_stacks(before, n), batch)
+        operations = run.drain(
+            lambda tx, n: tx.purges.operations_of_deleted_stacks(before, n), batch
+        )
         stacks = run.drain(lambda tx, n: tx.purges.emptied_stacks(before, n), batch)
     if policy.event_retention is not None and not run.out_of_time:
         created_before = now - timedelta(seconds=policy.event_retention)
@@ -119,6 +124,7 @@ def purge(
         stacks=stacks,
         resources=resources,
         stack_events=stack_events,
+        operations=operations,
         old_events=old_events,
         templates=templates,
         transactions=run.transactions,

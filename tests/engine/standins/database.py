@@ -14,11 +14,12 @@ from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
-from conv_tasks.db import EventRow, ResourceRow, StackRow
-from conv_tasks.db.rows import freeze, resource_row, stack_row
+from conv_tasks.db import EventRow, OperationRow, ResourceRow, StackRow
+from conv_tasks.db.rows import freeze, operation_row, resource_row, stack_row
 
 from .clock import StandinClock
 from .nodes import StandinNodeStore
+from .operations import Operations
 from .purges import Purges
 from .records import DeploymentRecords, HandleRecords
 from .repositories import Events, ResourceVersions, Templates
@@ -38,6 +39,7 @@ class StandinTransaction:
         self.deployments = DeploymentRecords(work)
         self.handles = HandleRecords(work)
         self.purges = Purges(work)
+        self.operations = Operations(work)
 
 
 class StandinDatabase:
@@ -114,6 +116,11 @@ class StandinDatabase:
         """Each version's lease nonce and waiter, by id (columns no frozen row shows)."""
         rows = self._select("resource", stack_id=stack_id)
         return {r["id"]: (r["lock_nonce"], r["waiter"]) for r in rows}
+
+    def operations(self, stack_id: str) -> list[OperationRow]:
+        """The stack's operation rows (its history), newest first."""
+        rows = sorted(self._select("stack_operation", stack_id=stack_id), key=lambda r: -r["id"])
+        return [operation_row(columns_of(row)) for row in rows]
 
     def events(self, stack_id: str) -> list[EventRow]:
         rows = sorted(self._select("event", stack_id=stack_id), key=lambda r: r["id"])

@@ -46,9 +46,20 @@ class Purges:
             "resources_of_deleted_stacks", "resource", lambda r: r["stack_id"] in gone, limit
         )
 
+    def operations_of_deleted_stacks(self, deleted_before: datetime, limit: int) -> int:
+        gone = self._deleted_before(deleted_before)
+        return self._delete(
+            "operations_of_deleted_stacks",
+            "stack_operation",
+            lambda r: r["stack_id"] in gone,
+            limit,
+        )
+
     def emptied_stacks(self, deleted_before: datetime, limit: int) -> int:
-        holding = {r["stack_id"] for r in self._work.rows("event")} | {
-            r["stack_id"] for r in self._work.rows("resource")
+        holding = {
+            r["stack_id"]
+            for table in ("event", "resource", "stack_operation")
+            for r in self._work.rows(table)
         }
         empty = self._deleted_before(deleted_before) - holding
         return self._delete("emptied_stacks", "stack", lambda r: r["id"] in empty, limit)
