@@ -261,11 +261,52 @@ class Client:
             tags=list(tags) if tags is not None else None,
         )
 
-    def delete(self, stack: str) -> dict[str, Any]:
-        return self.call("conv_tasks.stack.delete", stack=stack)
+    def apply(
+        self,
+        name: str,
+        template: Mapping[str, Any] | str,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        disable_rollback: bool | None = None,
+        timeout_mins: int | None = None,
+        idempotency_key: str | None = None,
+        environment: Sequence[Mapping[str, Any] | str] | None = None,
+        files: Mapping[str, str] | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """Create stack `name`, update it to this request, or leave it as it is if it is
+        COMPLETE on exactly this template, parameters, environments, files and tags: the
+        answer's `result` says `created`, `updated` or `unchanged` (then no operation was
+        started, and there is nothing to wait for). Sending it again is safe.
+        `disable_rollback` and `timeout_mins` count only when given (None: create's
+        defaults for a new stack, the stack's own for an existing one); `tags` None is none.
+        `idempotency_key` is used only if the apply creates the stack."""
+        return self.call(
+            "conv_tasks.stack.apply",
+            name=name,
+            template=template,
+            parameters=dict(parameters or {}),
+            environment=_listed(environment),
+            files=_mapped(files),
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            idempotency_key=idempotency_key,
+            tags=list(tags) if tags is not None else None,
+        )
 
-    def rollback(self, stack: str) -> dict[str, Any]:
-        return self.call("conv_tasks.stack.rollback", stack=stack)
+    def delete(self, stack: str, *, retain: Sequence[str] | None = None) -> dict[str, Any]:
+        """Delete a stack. The resources `retain` names are left alone: their physical
+        resources are not deleted, and the stack forgets them (an event says so)."""
+        return self.call(
+            "conv_tasks.stack.delete", stack=stack, retain=list(retain) if retain else None
+        )
+
+    def rollback(self, stack: str, *, skip: Sequence[str] | None = None) -> dict[str, Any]:
+        """Roll a failed stack back to its last complete template. The resources `skip`
+        names, which the rollback would delete, are left alone and forgotten instead."""
+        return self.call(
+            "conv_tasks.stack.rollback", stack=stack, skip=list(skip) if skip else None
+        )
 
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)

@@ -26,6 +26,7 @@ from conv_tasks.db.nodes import (
 from conv_tasks.db.operations import FAILURES_KEPT, replacement_reason
 from conv_tasks.db.overview import OverviewEntry, OverviewFilter
 from conv_tasks.db.purge import EventFloors
+from conv_tasks.db.resources import TraversalMark
 from conv_tasks.db.rotation import RotationReport, reseal_database
 from conv_tasks.db.rows import (
     DeploymentRow,
@@ -72,6 +73,7 @@ __all__ = [
     "StackState",
     "TemplateRow",
     "Transaction",
+    "TraversalMark",
     "Written",
     "config_of",
     "published_action",

@@ -8,9 +8,10 @@ do not come through here: their leases and writes are in conv_tasks.db.nodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -24,6 +25,46 @@ from conv_tasks.graph import ExistingVersion
 from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 
 WRITABLE = NODE_WRITABLE | {"replaces", "replaced_by"}
+
+# What a traversal did to each resource, in one statement: the actions its events say
+# completed and the status of its last event (the event table keeps the traversal of each),
+# and whether the head now stands converged to the traversal's template (an unchanged
+# resource's node writes the template id and no event).
+_TRAVERSAL_MARKS = text(
+    """
+WITH ev AS (
+    SELECT resource_name AS name,
+           array_agg(DISTINCT action) FILTER (WHERE status = 'COMPLETE') AS done,
+           (array_agg(status ORDER BY id DESC))[1] AS last_status
+    FROM event
+    WHERE stack_id = :stack_id AND traversal = :traversal AND resource_name IS NOT NULL
+      AND action <> 'SIGNAL'
+    GROUP BY resource_name
+),
+heads AS (
+    SELECT DISTINCT ON (name) name,
+           template_id = :template_id AND status = 'COMPLETE'
+               AND action NOT IN ('INIT', 'DELETE') AS converged
+    FROM resource WHERE stack_id = :stack_id AND replaced_by IS NULL
+    ORDER BY name, version DESC
+)
+SELECT name, coalesce(ev.done, '{}') AS done, ev.last_status,
+       coalesce(heads.converged, false) AS converged
+FROM ev FULL JOIN heads USING (name)
+"""
+)
+
+
+@dataclass(frozen=True)
+class TraversalMark:
+    """What one traversal did to one resource: the actions it completed on it, the status
+    of its last event about it (None: none), and whether the resource's head stands
+    converged to the traversal's template."""
+
+    name: str
+    done: frozenset[str]
+    last_status: str | None
+    converged: bool
 
 
 class ResourceVersions:
@@ -53,6 +94,39 @@ class ResourceVersions:
             )
             for row_id, name, version, requires, replaced_by in self._session.execute(stmt)
         ]
+
+    def traversal_marks(
+        self, stack_id: str, traversal: str, template_id: int | None
+    ) -> list[TraversalMark]:
+        """What `traversal` did to each resource of the stack, read in one statement (its
+        end's summary, conv_tasks.engine.stack.summary)."""
+        rows = self._session.execute(
+            _TRAVERSAL_MARKS,
+            {"stack_id": stack_id, "traversal": traversal, "template_id": template_id},
+        )
+        return [
+            TraversalMark(name, frozenset(done or ()), last_status, bool(converged))
+            for name, done, last_status, converged in rows
+        ]
+
+    def forget(self, stack_id: str, names: Sequence[str]) -> dict[str, list[str]]:
+        """Drop every version of the named resources of the stack, whatever holds them (a
+        retained or skipped resource: its physical resources are left alone). Returns the
+        physical ids the dropped versions held, by resource name (a name with none: [])."""
+        if not names:
+            return {}
+        stmt = (
+            delete(Resource)
+            .where(Resource.stack_id == stack_id, Resource.name.in_(list(names)))
+            .returning(Resource.name, Resource.version, Resource.physical_id)
+        )
+        held: dict[str, list[tuple[int, str | None]]] = {}
+        for name, version, physical_id in self._session.execute(stmt):
+            held.setdefault(name, []).append((version, physical_id))
+        return {
+            name: [pid for _, pid in sorted(versions) if pid is not None]
+            for name, versions in held.items()
+        }
 
     def head(self, stack_id: str, name: str) -> ResourceRow | None:
         """The newest version of one resource that nothing replaced, or None."""

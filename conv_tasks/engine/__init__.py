@@ -48,6 +48,7 @@ from conv_tasks.engine.read import (
     stacks_overview,
 )
 from conv_tasks.engine.stack import (
+    ApplyRequest,
     ChangeRequest,
     Marked,
     NewStackRequest,
@@ -65,6 +66,7 @@ from conv_tasks.engine.upkeep import (
 )
 
 __all__ = [
+    "ApplyRequest",
     "ChangeRequest",
     "Dispatcher",
     "EngineEnv",

@@ -44,6 +44,10 @@ _DEPLOYMENT_SIGNAL = {
 RESULT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "conv_tasks.stack.create": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.stack.update": (_STARTED, ["stack_id", "action", "status", "traversal"]),
+    "conv_tasks.stack.apply": (
+        {**_STARTED, "result": {"enum": ["created", "updated", "unchanged"]}},
+        ["stack_id", "action", "status", "result"],
+    ),
     "conv_tasks.stack.delete": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.stack.rollback": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.stack.cancel_update": (_STARTED, ["stack_id", "action", "status"]),

@@ -11,11 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks import engine
-from conv_tasks.engine import ChangeRequest, NewStackRequest, TenantStacks
+from conv_tasks.engine import ApplyRequest, ChangeRequest, NewStackRequest, TenantStacks
+from conv_tasks.errors import Problem
+from conv_tasks.input_text import name_problem
 from conv_tasks.limits import (
     MAX_ID,
+    MAX_NAME_CHARS,
     MAX_NESTING_DEPTH,
     MAX_REASON_CHARS,
+    MAX_RESOURCES,
     MAX_TAG_CHARS,
     MAX_TAGS,
     MAX_TEMPLATE_BYTES,
@@ -72,6 +76,37 @@ TAGS = tag_field(
     "The stack's tags. On update: given, they replace the stack's ([] clears them); "
     "absent, kept if the update keeps the template or existing_parameters, else cleared.",
 )
+
+
+def _name_list_problems(names: Any, path: str) -> list[Problem]:
+    """Each name of a list of resource names that is not one, at `path[i]`."""
+    if len(names) > MAX_RESOURCES:
+        return [
+            Problem(path, f"holds {len(names)} names; the limit is {MAX_RESOURCES} (MAX_RESOURCES)")
+        ]
+    problems = []
+    for i, name in enumerate(names):
+        why = name_problem(name) if name.strip() else "must not be empty"
+        if why is not None:
+            problems.append(Problem(f"{path}[{i}]", why))
+    return problems
+
+
+def _resource_names(name: str, description: str) -> Field:
+    return Field(
+        name,
+        (list,),
+        default=[],
+        items=(str,),
+        description=description,
+        check=_name_list_problems,
+        schema={
+            "items": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
+            "maxItems": MAX_RESOURCES,
+        },
+    )
+
+
 TIMEOUT = Field(
     "timeout_mins",
     (int,),
@@ -139,14 +174,77 @@ def update(
     return result.to_json()
 
 
-@public_task("conv_tasks.stack.delete", [TENANT, STACK])
-def delete(tenant: str, stack: str) -> dict[str, Any]:
-    return _stacks(tenant).delete(stack).to_json()
+@public_task(
+    "conv_tasks.stack.apply",
+    [
+        TENANT,
+        Field("name", (str,), required=True, is_name=True),
+        Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
+        Field("parameters", (dict,), default={}),
+        ENVIRONMENT,
+        FILES,
+        Field(
+            "disable_rollback",
+            (bool,),
+            description="Given, the stack's setting; omitted: false for a new stack, kept for "
+            "an existing one.",
+        ),
+        Field(
+            "timeout_mins",
+            (int,),
+            description="Given, the stack's timeout; omitted: none for a new stack, kept for an "
+            "existing one.",
+            low=MIN_TIMEOUT_MINS,
+            high=Limit(MAX_TIMEOUT_MINS, "MAX_TIMEOUT_MINS"),
+        ),
+        # Used only if the apply creates the stack (as create uses it).
+        Field("idempotency_key", (str,), is_name=True),
+        Field(
+            "tags",
+            (list,),
+            description="The stack's tags: they replace the stack's (omitted: none).",
+            check=tag_problems,
+            schema=_TAG_LIST_SCHEMA,
+        ),
+    ],
+)
+def apply(tenant: str, tags: list[str] | None, **args: Any) -> dict[str, Any]:
+    """Create the stack, update it to the request, or leave it if it is COMPLETE on exactly
+    this request: `result` says which (docs/task-api.md, "Apply")."""
+    request = ApplyRequest(tags=tuple(tags or ()), **args)
+    return _stacks(tenant).apply(request).to_json()
 
 
-@public_task("conv_tasks.stack.rollback", [TENANT, STACK])
-def rollback(tenant: str, stack: str) -> dict[str, Any]:
-    return _stacks(tenant).rollback(stack).to_json()
+@public_task(
+    "conv_tasks.stack.delete",
+    [
+        TENANT,
+        STACK,
+        _resource_names(
+            "retain",
+            "Resources to leave alone: their physical resources are not deleted, and the "
+            "stack forgets them.",
+        ),
+    ],
+)
+def delete(tenant: str, stack: str, retain: list[str]) -> dict[str, Any]:
+    return _stacks(tenant).delete(stack, retain=retain).to_json()
+
+
+@public_task(
+    "conv_tasks.stack.rollback",
+    [
+        TENANT,
+        STACK,
+        _resource_names(
+            "skip",
+            "Resources the rollback would delete to leave alone instead: not deleted, and "
+            "forgotten by the stack.",
+        ),
+    ],
+)
+def rollback(tenant: str, stack: str, skip: list[str]) -> dict[str, Any]:
+    return _stacks(tenant).rollback(stack, skip=skip).to_json()
 
 
 @public_task(

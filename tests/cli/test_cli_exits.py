@@ -26,7 +26,8 @@ def test_create_that_fails_and_rolls_back_exits_1(who: str, tmp_path: Path) -> N
     done = run(who, "stack", "create", "broken", "-t", path, "--wait")
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stderr.count("\n") == 1
-    assert done.stderr.startswith("ERROR: stack broken: CREATE_FAILED, then ROLLBACK_COMPLETE.")
+    assert done.stderr.startswith("ERROR: stack broken: CREATE_FAILED: 1 failed (bad: ")
+    assert done.stderr.endswith("); then ROLLBACK_COMPLETE\n")
 
 
 def test_create_that_completes_exits_0_counting_resources(who: str, tmp_path: Path) -> None:
@@ -53,7 +54,8 @@ def test_update_that_fails_exits_1(who: str, tmp_path: Path) -> None:
     bad = write_template(tmp_path / "bad.json", {"a": test_resource("2", fail_on=["update"])})
     done = run(who, "stack", "update", "upd", "-t", bad, "--wait")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr.startswith("ERROR: stack upd: UPDATE_FAILED, then ROLLBACK_COMPLETE.")
+    assert done.stderr.startswith("ERROR: stack upd: UPDATE_FAILED: 1 failed (a: ")
+    assert "); then ROLLBACK_COMPLETE" in done.stderr
 
 
 def test_refused_request_is_one_line_exit_1(who: str) -> None:

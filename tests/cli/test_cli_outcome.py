@@ -1,7 +1,8 @@
 """How `stack create|update|delete|check --wait` ends: the real `conv-tasks` executable
 against real workers. A success ends with its status and what it did to the resources on
-stdout; a failure, a rolled-back one too, with one red `ERROR:` line on stderr that counts
-what the operation and its rollback did and says why. Exit codes stay as docs/cli.md says."""
+stdout; a failure, a rolled-back one too, with one red `ERROR:` line on stderr: the engine's
+summary of the failed operation ('2 created, 1 failed (bad: …), 1 not started'), then what
+its rollback did. Exit codes stay as docs/cli.md says."""
 
 from __future__ import annotations
 
@@ -40,9 +41,8 @@ def test_a_create_that_rolls_back_ends_on_a_red_error_with_both_counts(
     done = run(who, "stack", "create", "broken", "-t", path, "--wait")
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stderr == (
-        "ERROR: stack broken: CREATE_FAILED, then ROLLBACK_COMPLETE. "
-        "Resources: 2 created, 0 updated, 0 replaced, 0 deleted, 1 failed; "
-        f"rollback: 0 created, 0 updated, 0 replaced, 2 deleted, 0 failed. Reason: {REASON}\n"
+        f"ERROR: stack broken: CREATE_FAILED: 2 created, 1 failed ({REASON}); "
+        "then ROLLBACK_COMPLETE: 2 deleted\n"
     )
     # No green closing line on stdout: it ends with the events.
     assert not done.stdout.splitlines()[-1].startswith("broken:")
@@ -52,22 +52,30 @@ def test_a_create_that_rolls_back_ends_on_a_red_error_with_both_counts(
     )
     assert code == 1, shown
     last = shown.rstrip().splitlines()[-1]  # after the status line, taken away
-    assert f"{RED}ERROR: stack broken2: CREATE_FAILED, then ROLLBACK_COMPLETE." in last
+    assert f"{RED}ERROR: stack broken2: CREATE_FAILED: 2 created, 1 failed (" in last
     # One line however wide the terminal: the terminal wraps it, nothing cuts it.
-    assert plain(last).endswith(f"Reason: {REASON}")
+    assert plain(last).endswith(f"({REASON}); then ROLLBACK_COMPLETE: 2 deleted")
 
 
-def test_a_failure_without_rollback_counts_what_was_done(who: str, tmp_path: Path) -> None:
+def test_a_failure_without_rollback_counts_what_was_done_and_what_never_started(
+    who: str, tmp_path: Path
+) -> None:
     path = write_template(
         tmp_path / "t.json",
-        {"good": test_resource("1"), "bad": test_resource("2", fail_on=["create"])},
+        {
+            "good": test_resource("1"),
+            "bad": test_resource("2", fail_on=["create"]),
+            "after": {**test_resource("3"), "depends_on": ["bad"]},
+            "later": {**test_resource("4"), "depends_on": ["after"]},
+        },
     )
     done = run(who, "stack", "create", "kept", "-t", path, "--disable-rollback", "--wait")
     assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stderr == (
-        "ERROR: stack kept: CREATE_FAILED. "
-        f"Resources: 1 created, 0 updated, 0 replaced, 0 deleted, 1 failed. Reason: {REASON}\n"
-    )
+    summary = f"1 created, 1 failed ({REASON}), 2 not started"
+    assert done.stderr == f"ERROR: stack kept: CREATE_FAILED: {summary}\n"
+    # The stack's reason says the same, and so does `stack show`.
+    shown = json.loads(run(who, "--json", "stack", "show", "kept").stdout)
+    assert shown["status_reason"] == summary
 
 
 def test_a_successful_update_counts_each_kind_of_change(who: str, tmp_path: Path) -> None:
@@ -120,3 +128,50 @@ def test_a_successful_update_counts_each_kind_of_change(who: str, tmp_path: Path
             "failed": 0,
         }
     ]
+
+
+def test_apply_says_what_it_did_and_waits_only_for_an_operation(who: str, tmp_path: Path) -> None:
+    path = write_template(tmp_path / "t.json", {"a": test_resource("1")})
+    done = run(who, "stack", "apply", "app", "-t", path, "--tags", "x", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0].startswith("app: created, CREATE_IN_PROGRESS (id ")
+    assert done.stdout.splitlines()[-1].startswith("app: CREATE_COMPLETE. Resources: 1 created")
+
+    done = run(who, "stack", "apply", "app", "-t", path, "--tags", "x", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    # Nothing to follow: one line.
+    [line] = done.stdout.splitlines()
+    assert line.startswith("app: unchanged, CREATE_COMPLETE (id ")
+
+    changed = write_template(tmp_path / "t2.json", {"a": test_resource("2")})
+    done = run(who, "--json", "stack", "apply", "app", "-t", changed, "--tags", "x")
+    assert done.returncode == 0, done.stdout + done.stderr
+    answer = json.loads(done.stdout)
+    assert (answer["result"], answer["status"]) == ("updated", "UPDATE_IN_PROGRESS")
+
+    bad = write_template(tmp_path / "bad.json", {"a": {"type": "No::Such::Type"}})
+    done = run(who, "stack", "apply", "app", "-t", bad)
+    assert done.returncode == 1
+    assert done.stderr.startswith("ERROR: ") and "No::Such::Type" in done.stderr
+
+
+def test_delete_retain_and_rollback_skip_name_what_they_leave(who: str, tmp_path: Path) -> None:
+    path = write_template(tmp_path / "t.json", {"a": test_resource("1"), "b": test_resource("2")})
+    assert run(who, "stack", "create", "kept", "-t", path, "--wait").returncode == 0
+
+    done = run(who, "stack", "delete", "kept", "--retain", "b", "--retain", "nope", "--yes")
+    assert done.returncode == 1
+    assert done.stderr == (
+        "ERROR: Invalid input: retain[1]: stack 'kept' has no resource 'nope'; "
+        "its resources are a, b\n"
+    )
+    done = run(who, "stack", "delete", "kept", "--retain", "b", "--yes", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "b                        DELETE_COMPLETE  retained at the request" in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("kept: DELETE_COMPLETE.")
+
+    bad = write_template(tmp_path / "bad.json", {"x": test_resource("1", fail_on=["create"])})
+    run(who, "stack", "create", "failed", "-t", bad, "--disable-rollback", "--wait")
+    done = run(who, "stack", "rollback", "failed", "--skip", "x", "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "x                        DELETE_COMPLETE  skipped by the rollback" in done.stdout

@@ -50,6 +50,7 @@ READ_TASKS = (
 )
 WRITE_TASKS = (
     "conv_tasks.stack.create",
+    "conv_tasks.stack.apply",
     "conv_tasks.stack.update",
     "conv_tasks.stack.delete",
     "conv_tasks.stack.rollback",

@@ -48,6 +48,7 @@ class Kind(Enum):
     MAPPING = "mapping"
     TEXT = "text"  # free text, such as a reason
     TAGS = "tags"  # a list of stack tags (conv_tasks/tags.py)
+    NAMES = "names"  # a list of resource names (delete's retain, rollback's skip)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,15 @@ TASKS: dict[str, dict[str, Spec]] = {
         "timeout_mins": Spec(Kind.TIMEOUT),
         "tags": Spec(Kind.TAGS),
     },
+    "conv_tasks.stack.apply": {
+        "tenant": NAME,
+        "name": NAME,
+        "template": Spec(Kind.TEMPLATE, required=True),
+        "parameters": Spec(Kind.MAPPING),
+        "disable_rollback": Spec(Kind.BOOL),
+        "timeout_mins": Spec(Kind.TIMEOUT),
+        "tags": Spec(Kind.TAGS),
+    },
     "conv_tasks.stack.update": {
         "tenant": NAME,
         "stack": NAME,
@@ -77,8 +87,8 @@ TASKS: dict[str, dict[str, Spec]] = {
         "timeout_mins": Spec(Kind.TIMEOUT),
         "tags": Spec(Kind.TAGS),
     },
-    "conv_tasks.stack.delete": {"tenant": NAME, "stack": NAME},
-    "conv_tasks.stack.rollback": {"tenant": NAME, "stack": NAME},
+    "conv_tasks.stack.delete": {"tenant": NAME, "stack": NAME, "retain": Spec(Kind.NAMES)},
+    "conv_tasks.stack.rollback": {"tenant": NAME, "stack": NAME, "skip": Spec(Kind.NAMES)},
     "conv_tasks.stack.cancel_update": {"tenant": NAME, "stack": NAME, "rollback": Spec(Kind.BOOL)},
     "conv_tasks.stack.show": {"tenant": NAME, "stack": NAME, "include_deleted": Spec(Kind.BOOL)},
     "conv_tasks.stack.list": {
@@ -165,6 +175,8 @@ def legal(kind: Kind) -> st.SearchStrategy[Any]:
         return TEXT
     if kind is Kind.TAGS:
         return st.lists(LEGAL_TAGS, max_size=4)
+    if kind is Kind.NAMES:
+        return st.lists(LEGAL_NAMES, max_size=4)
     return MAPPINGS
 
 
@@ -236,7 +248,7 @@ def _wrong_types(kind: Kind, required: bool) -> st.SearchStrategy[Any]:
         others.append(TEXT)
     if kind is Kind.TEXT:
         others.append(st.dictionaries(TEXT, FINITE, max_size=2))
-    if kind is Kind.TAGS:
+    if kind in (Kind.TAGS, Kind.NAMES):
         others = [TEXT, st.dictionaries(TEXT, FINITE, max_size=2), st.booleans(), st.integers()]
     return st.one_of(others)
 
@@ -276,6 +288,17 @@ def breaking(kind: Kind, required: bool) -> st.SearchStrategy[Any]:
             st.tuples(st.lists(LEGAL_TAGS, max_size=3), bad_tag).map(lambda t: [*t[0], t[1]]),
             st.just([f"t{i}" for i in range(MAX_TAGS + 1)]),
         ]
+    elif kind is Kind.NAMES:
+        bad_name = st.one_of(
+            st.sampled_from(["", " ", "n" * (MAX_NAME_CHARS + 1)]),
+            _INVISIBLE_TEXT,
+            _UNSTORABLE_TEXT,
+            st.integers(),
+            st.none(),
+        )
+        ways.append(
+            st.tuples(st.lists(LEGAL_NAMES, max_size=3), bad_name).map(lambda t: [*t[0], t[1]])
+        )
     return st.one_of(ways)
 
 
@@ -412,6 +435,12 @@ def hostile(known: Known) -> st.SearchStrategy[Sent]:
         if task == "conv_tasks.stack.create":
             payload = {"tenant": stranger, "name": draw(_STACK_NAMES)}
             payload["template"] = draw(garbage_template())
+            payload["parameters"] = draw(MAPPINGS)
+        elif task == "conv_tasks.stack.apply":
+            # The stack that exists too (an update of it), or a new one: refused either way,
+            # and the stack left as it was.
+            name = known.name if mine else draw(_STACK_NAMES)
+            payload = {"tenant": tenant, "name": name, "template": draw(garbage_template())}
             payload["parameters"] = draw(MAPPINGS)
         elif task == "conv_tasks.stack.update":
             # The stack that exists too: a refused update must leave it as it was.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import click
 
 from conv_tasks.cli.commands.stack_operations import (
+    stack_apply,
     stack_cancel,
     stack_check,
     stack_create,
@@ -30,6 +31,7 @@ from conv_tasks.cli.commands.stack_views import (
 @click.group(
     commands=[
         stack_create,
+        stack_apply,
         stack_update,
         stack_preview,
         stack_graph,

@@ -1,5 +1,5 @@
-"""`conv-tasks stack create|update|preview|delete|rollback|cancel|check`: the operations on a
-stack, each answered with the stack's status and, with --wait, followed until it ends."""
+"""`conv-tasks stack create|apply|update|preview|delete|rollback|cancel|check`: the operations
+on a stack, each answered with the stack's status and, with --wait, followed until it ends."""
 
 from __future__ import annotations
 
@@ -46,8 +46,10 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
         if not ctx.as_json:
             for warning in result.get("warnings") or ():
                 click.echo(f"WARNING: {warning}", err=True)
+            # An apply says what it did first: created, updated or unchanged.
+            did = f"{result['result']}, " if result.get("result") else ""
             click.echo(
-                f"{result.get('name', result['stack_id'])}: {result['status']} "
+                f"{result.get('name', result['stack_id'])}: {did}{result['status']} "
                 f"(id {result['stack_id']})"
             )
         if not wait:
@@ -115,6 +117,68 @@ def stack_create(
             f"still happen; retry with --idempotency-key {key} to get its stack, not a second one.",
         ) from None
     _started(ctx, result, wait, wait_timeout)
+
+
+@click.command("apply")
+@click.argument("name")
+@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
+@environment_option
+@param_option
+@param_json_option
+@click.option(
+    "--disable-rollback/--enable-rollback",
+    default=None,
+    help="Keep a failed stack as it is, or roll it back. [default: create's for a new "
+    "stack, kept for an existing one]",
+)
+@click.option(
+    "--timeout-mins",
+    type=int,
+    help="Fail the operation after this many minutes. [default: none for a new stack, kept "
+    "for an existing one]",
+)
+@tags_option
+@click.option("--idempotency-key", help="Used if the apply creates the stack, as create uses it.")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_apply(
+    ctx: Context,
+    name: str,
+    template_file: str,
+    environment_files: tuple[str, ...],
+    parameters: tuple[str, ...],
+    parameters_json: str | None,
+    disable_rollback: bool | None,
+    timeout_mins: int | None,
+    idempotency_key: str | None,
+    tags: str | None,
+    wait: bool,
+    wait_timeout: float,
+) -> None:
+    """Create stack NAME from a template, update it to the template, or leave it as it is if
+    it is COMPLETE on exactly this template, parameters, environments, files and tags (then
+    no operation starts, and --wait has nothing to follow). Safe to run again."""
+    collected = read_template_files(template_file, environment_files)
+    try:
+        result = ctx.client().apply(
+            name,
+            collected.template,
+            parameter_values(parameters, parameters_json),
+            disable_rollback=disable_rollback,
+            timeout_mins=timeout_mins,
+            idempotency_key=idempotency_key,
+            environment=collected.environments,
+            files=collected.files,
+            tags=tag_list(tags) or [],
+        )
+    except (TimeoutError, CeleryTimeoutError):
+        raise CliFailure(
+            Exit.NO_ANSWER,
+            f"no answer to the apply within {ctx.timeout:g}s (is a worker running?). It may "
+            "still happen; running the same apply again is safe.",
+        ) from None
+    _started(ctx, result, wait and result.get("result") != "unchanged", wait_timeout)
 
 
 def _show_preview(
@@ -217,31 +281,52 @@ def stack_preview(
 @click.command("delete")
 @click.argument("name")
 @click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
+@click.option(
+    "--retain",
+    "retain",
+    multiple=True,
+    metavar="RESOURCE",
+    help="Leave this resource alone: not deleted, and forgotten by the stack (repeatable).",
+)
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_delete(ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float) -> None:
-    """Delete stack NAME and every resource in it (asks first, unless --yes)."""
+def stack_delete(
+    ctx: Context, name: str, yes: bool, retain: tuple[str, ...], wait: bool, wait_timeout: float
+) -> None:
+    """Delete stack NAME and every resource in it but those --retain names (asks first,
+    unless --yes)."""
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError(
                 f"not deleting stack {name}: there is no terminal to confirm on; "
                 "pass --yes to delete it without asking"
             )
-        if not click.confirm(f"Delete stack {name} and every resource in it?"):
+        kept = f" but {', '.join(retain)}" if retain else ""
+        if not click.confirm(f"Delete stack {name} and every resource in it{kept}?"):
             click.echo(f"stack {name} not deleted", err=True)
             sys.exit(1)
-    _started(ctx, ctx.client().delete(name), wait, wait_timeout)
+    _started(ctx, ctx.client().delete(name, retain=list(retain)), wait, wait_timeout)
 
 
 @click.command("rollback")
 @click.argument("name")
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="RESOURCE",
+    help="A resource the rollback would delete to leave alone instead: not deleted, and "
+    "forgotten by the stack (repeatable).",
+)
 @wait_option
 @wait_timeout_option
 @pass_ctx
-def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+def stack_rollback(
+    ctx: Context, name: str, skip: tuple[str, ...], wait: bool, wait_timeout: float
+) -> None:
     """Roll stack NAME back to the last template that completed."""
-    _started(ctx, ctx.client().rollback(name), wait, wait_timeout)
+    _started(ctx, ctx.client().rollback(name, skip=list(skip)), wait, wait_timeout)
 
 
 @click.command("cancel")

@@ -10,8 +10,9 @@ begins with the stack's own `*_IN_PROGRESS` event and ends with its `*_COMPLETE`
   deleted, as a replacement, or a rollback of one, does;
 - created, updated, deleted, checked: the action it completed.
 
-A resource that only began an action counts nowhere. Pure: values in, text out; printing
-is progress.py's.
+A resource that only began an action counts nowhere. A failed phase is told as the engine
+summed it up (conv_tasks.engine.stack.summary: it also counts what never started). Pure:
+values in, text out; printing is progress.py's.
 """
 
 from __future__ import annotations
@@ -105,13 +106,27 @@ def resources_text(phases: list[Phase]) -> str:
     return "; ".join(parts) + "."
 
 
+def _changes_text(phase: Phase) -> str:
+    """'1 created, 1 replaced': the counts of a phase that are not 0."""
+    return ", ".join(f"{n} {word}" for word, n in phase.counts().items() if n)
+
+
 def failure_line(name: str, final: Mapping[str, Any], phases: list[Phase]) -> str:
-    """The one line a failed operation ends with: how each phase ended, what it did to the
-    resources, and why the first that failed did."""
-    states = [phase.state for phase in phases if phase.state]
-    if not states or states[-1] != final["status"]:
-        states.append(str(final["status"]))
-    failed = next((p for p in phases if p.state and p.state.endswith(Status.FAILED)), None)
-    reason = (failed.reason if failed else "") or str(final.get("status_reason") or "")
-    why = f" Reason: {reason}" if reason else ""
-    return f"stack {name}: {', then '.join(states)}. {resources_text(phases)}{why}"
+    """The one line a failed operation ends with: how each phase ended and what it did.
+
+    A failed phase says it as the engine summed it up at its end, in the reason of its
+    `*_FAILED` event ('3 created, 1 failed (db: …), 2 not started'); a phase that completed
+    (a rollback after the failure) by the counts of its events that are not 0.
+    """
+    parts: list[str] = []
+    for phase in phases:
+        if not phase.state:
+            continue
+        failed = phase.state.endswith(Status.FAILED)
+        said = (phase.reason or _changes_text(phase)) if failed else _changes_text(phase)
+        parts.append(f"{phase.state}: {said}" if said else phase.state)
+    ended = [phase.state for phase in phases if phase.state]
+    if not ended or ended[-1] != final["status"]:
+        reason = str(final.get("status_reason") or "")
+        parts.append(f"{final['status']}: {reason}" if reason else str(final["status"]))
+    return f"stack {name}: {'; then '.join(parts)}"

@@ -4,11 +4,12 @@ Two faces. `TenantStacks(env, tenant)` is what users reach (the public tasks): e
 stack is one of the tenant's, found by name or id. `StackControl(env)` is the engine's
 own, by stack id: the end of a traversal and the rollback it starts, the watchdog's
 restarts and timeouts, and a nested resource's child stacks. Both start a traversal in
-one transaction and enqueue its first nodes after the commit. Update and preview share
-one planning step (`plan_change`). This folder never runs a graph node and never
+one transaction and enqueue its first nodes after the commit. Update, preview and apply
+share one planning step (`plan_change`). This folder never runs a graph node and never
 imports conv_tasks.engine.node, features, read or upkeep.
 """
 
+from conv_tasks.engine.stack.apply import Applied, ApplyRequest, ApplyResult
 from conv_tasks.engine.stack.changes import NewStackRequest, check_stack_name
 from conv_tasks.engine.stack.completion import Completion, complete_traversal
 from conv_tasks.engine.stack.control import StackControl, end_traversal
@@ -20,6 +21,9 @@ from conv_tasks.engine.stack.results import Marked, OperationResult
 from conv_tasks.engine.stack.tenant import TenantStacks
 
 __all__ = [
+    "Applied",
+    "ApplyRequest",
+    "ApplyResult",
     "ChangeRequest",
     "Completion",
     "Marked",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +24,12 @@ from conv_tasks.engine.definition import (
     request_inputs,
 )
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.stack.completion import failure_summary
+from conv_tasks.engine.stack.forget import RETAINED, SKIPPED, checked_names, record_forgotten
 from conv_tasks.engine.stack.idempotency import replay_create
 from conv_tasks.engine.stack.launch import Started, begin, launch
 from conv_tasks.engine.stack.nesting import Nesting
-from conv_tasks.engine.stack.planning import ChangeRequest, plan_change
+from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange, plan_change
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict, Duplicate, LostRace, PayloadError, Problem
 from conv_tasks.statuses import Action, OperationOutcome, Status, state_name
@@ -155,12 +157,15 @@ def update(
     tags: tuple[str, ...] | None = None,
     facade: Mapping[str, Any] | None = None,
     via_parent: bool = False,
+    planned: PlannedChange | None = None,
 ) -> tuple[Started, StackDefinition]:
     """Start an update. Tags as Heat (conv_tasks.tags): given, they replace the stack's;
     not given, an update keeping the parameters or the template keeps them, and a full
-    update (a new template, parameters not kept) clears them."""
+    update (a new template, parameters not kept) clears them. `planned`: the request
+    already planned in this transaction (apply compares it first)."""
     new_tags = checked_tags(list(tags)) if tags is not None else None
-    planned = plan_change(env, tx, stack, request, facade=facade, via_parent=via_parent)
+    if planned is None:
+        planned = plan_change(env, tx, stack, request, facade=facade, via_parent=via_parent)
     raw = store_template(
         env, tx, planned.definition, planned.values, planned.inputs, planned.facade
     )
@@ -211,11 +216,19 @@ def _empty_template(env: EngineEnv, tx: Transaction) -> tuple[int, StackDefiniti
     return raw.id, env.definitions.of_row(raw)
 
 
-def delete(env: EngineEnv, tx: Transaction, stack: StackRow) -> tuple[Started, StackDefinition]:
+def delete(
+    env: EngineEnv, tx: Transaction, stack: StackRow, *, retain: Sequence[str] = ()
+) -> tuple[Started, StackDefinition]:
+    """Start deleting the stack. The resources `retain` names are left alone and forgotten
+    (forget.py)."""
+    if retain:
+        known = {v.name for v in tx.resources.existing(stack.id)}
+        retain = checked_names(stack, retain, known, field="retain")
     template_id, definition = _empty_template(env, tx)
     old = stack.current_traversal
     if old:
         tx.resources.interrupt_actions(stack.id, old, "the stack is being deleted")
+    kept = tx.resources.forget(stack.id, retain)
     started = begin(
         env,
         tx,
@@ -226,6 +239,7 @@ def delete(env: EngineEnv, tx: Transaction, stack: StackRow) -> tuple[Started, S
         expected=old,
         reason="Stack DELETE started",
     )
+    record_forgotten(tx, stack, kept, started, RETAINED)
     return started, definition
 
 
@@ -238,12 +252,14 @@ def rollback(
     reason: str = "Stack ROLLBACK started",
     require_failed: bool = True,
     interrupt: str | None = None,
+    skip: Sequence[str] = (),
 ) -> tuple[Started, StackDefinition]:
     """Update the stack back to the last template that completed (seed 000).
 
     With no such template (a failed create), rolling back deletes every resource.
     `expected` pins the traversal this rollback replaces; `interrupt`, if given, is why that
-    traversal's actions under way are asked to stop.
+    traversal's actions under way are asked to stop. The resources `skip` names, which the
+    rollback would delete, are left alone and forgotten instead (forget.py).
     """
     if stack.action == Action.DELETE:
         raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be rolled back.")
@@ -257,8 +273,13 @@ def rollback(
         template_id, definition = raw.id, env.definitions.of_row(raw)
     else:
         template_id, definition = _empty_template(env, tx)
+    if skip:
+        known = {v.name for v in tx.resources.existing(stack.id)}
+        target = definition.template.resources
+        skip = checked_names(stack, skip, known, field="skip", kept_by_target=target)
     if interrupt and expected:
         tx.resources.interrupt_actions(stack.id, expected, interrupt)
+    kept = tx.resources.forget(stack.id, skip)
     started = begin(
         env,
         tx,
@@ -269,6 +290,7 @@ def rollback(
         expected=expected,
         reason=reason,
     )
+    record_forgotten(tx, stack, kept, started, SKIPPED)
     return started, definition
 
 
@@ -284,6 +306,8 @@ def cancel_without_rollback(env: EngineEnv, tx: Transaction, stack: StackRow) ->
     check_cancellable(stack)
     old, action = stack.current_traversal, stack.action
     reason = f"Stack {action} cancelled by the user"
+    if old:
+        reason = f"{reason}: {failure_summary(tx, stack, old)}"
     if old:
         tx.resources.interrupt_actions(stack.id, old, f"the stack {action.lower()} was cancelled")
     if not tx.stacks.swap_traversal(

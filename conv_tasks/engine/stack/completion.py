@@ -2,21 +2,24 @@
 
 On success the stack's template becomes the rollback target and templates
 no stack refers to any more are deleted; a delete soft-deletes the stack.
-On failure the caller is told whether a rollback to the last template that
-completed is due (it starts it: this module never starts an operation).
+On failure the stack's reason and its FAILED event say what the traversal did to its
+resources and why it failed, in one line (summary.py), and the caller is told whether a
+rollback to the last template that completed is due (it starts it: this module never
+starts an operation).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from conv_tasks.db import EventRecord
+from conv_tasks.db import EventRecord, StackRow, Transaction
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeOutput
+from conv_tasks.engine.stack.summary import summarise
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.statuses import Action, OperationOutcome, Status
 
@@ -40,6 +43,15 @@ def traversal_failures(inputs: Mapping[str, Any]) -> list[str]:
     return list(found)
 
 
+def failure_summary(
+    tx: Transaction, stack: StackRow, traversal: str, failures: Sequence[str] = ()
+) -> str:
+    """'3 created, 1 failed (db: …), 2 not started' for the stack's traversal `traversal`
+    (its current one): one read of what it did to every resource."""
+    marks = tx.resources.traversal_marks(stack.id, traversal, stack.raw_template_id)
+    return summarise(stack.current_graph, marks, failures)
+
+
 def complete_traversal(
     env: EngineEnv, stack_id: str, traversal: str, inputs: Mapping[str, Any]
 ) -> Completion | None:
@@ -54,7 +66,7 @@ def complete_traversal(
             return None
         action = stack.action
         if failures:
-            reason = "; ".join(failures)
+            reason = failure_summary(tx, stack, traversal, failures)
             rollback = action in (Action.CREATE, Action.UPDATE) and not stack.disable_rollback
             tx.events.add(
                 [EventRecord(stack_id, action, Status.FAILED, reason, traversal=traversal)]

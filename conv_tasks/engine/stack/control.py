@@ -17,7 +17,7 @@ from typing import Any
 from conv_tasks.db import EventRecord, StackRow
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.stack import changes
-from conv_tasks.engine.stack.completion import complete_traversal
+from conv_tasks.engine.stack.completion import complete_traversal, failure_summary
 from conv_tasks.engine.stack.health import begin_check, begin_child_check
 from conv_tasks.engine.stack.launch import Started, begin, launch
 from conv_tasks.engine.stack.nesting import child_stack_name, nesting_of_child
@@ -47,7 +47,7 @@ class StackControl:
     def _roll_back_failed(self, stack_id: str, traversal: str, action: str, reason: str) -> None:
         try:
             self.roll_back(
-                stack_id, expected=traversal, reason=f"{action} failed ({reason}); rolling back"
+                stack_id, expected=traversal, reason=f"{action} failed, rolling back: {reason}"
             )
         except ConvTasksError as exc:
             log.warning("rollback of stack %s did not start: %s", stack_id, exc)
@@ -106,6 +106,13 @@ class StackControl:
         """End an operation that ran past its timeout: FAILED, and its nodes stopped (a fresh
         traversal id); then rolled back if `roll_back`. False if the stack moved on."""
         with self.env.db.transaction() as tx:
+            try:
+                stack = tx.stacks.get(stack_id)
+            except NotFound:
+                return False
+            if stack.current_traversal != traversal:
+                return False
+            reason = f"{reason}: {failure_summary(tx, stack, traversal)}"
             if not tx.stacks.swap_traversal(
                 stack_id, traversal, str(uuid.uuid4()), status=Status.FAILED, status_reason=reason
             ):

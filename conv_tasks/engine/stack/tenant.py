@@ -7,18 +7,22 @@ without a tenant here: the engine's own operations by stack id are in control.py
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from conv_tasks.db import StackRow, Transaction
 from conv_tasks.engine.definition import StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.stack import changes
+from conv_tasks.engine.stack.apply import Applied, ApplyRequest, ApplyResult, stands_on
 from conv_tasks.engine.stack.health import begin_user_check, mark
 from conv_tasks.engine.stack.launch import Started, launch
 from conv_tasks.engine.stack.nesting import refuse_direct_change
-from conv_tasks.engine.stack.planning import ChangeRequest
+from conv_tasks.engine.stack.planning import ChangeRequest, plan_change
 from conv_tasks.engine.stack.results import Marked, OperationResult
+from conv_tasks.errors import Duplicate, NotFound
 from conv_tasks.statuses import Status, state_name
+from conv_tasks.tags import checked_tags
 
 Start = Callable[[Transaction, StackRow], tuple[Started, StackDefinition]]
 
@@ -71,14 +75,68 @@ class TenantStacks:
             ),
         )
 
-    def delete(self, ref: str) -> OperationResult:
-        return self._start(ref, lambda tx, stack: changes.delete(self.env, tx, stack))
+    def apply(self, request: ApplyRequest) -> Applied:
+        """Create the stack `request` names, update it to the request, or leave it as it
+        is if it is COMPLETE on exactly that (apply.py)."""
+        name = changes.check_stack_name(request.name)
+        request = replace(request, tags=checked_tags(list(request.tags)))
+        with self.env.db.transaction() as tx:
+            exists = self._named(tx, name) is not None
+        if not exists:
+            try:
+                return Applied(ApplyResult.CREATED, self.create(request.to_create()))
+            except Duplicate:
+                pass  # another request made it meanwhile: apply to that stack
+        with self.env.db.transaction() as tx:
+            stack = self._named(tx, name)
+            if stack is None:
+                raise NotFound(f"Stack {name!r} was deleted while it was being applied to.")
+            stack = self._for_change(tx, stack.id)
+            planned = plan_change(self.env, tx, stack, request.to_change())
+            if stands_on(stack, planned, request):
+                unchanged = OperationResult(
+                    stack_id=stack.id,
+                    name=stack.name,
+                    action=stack.action,
+                    state=stack.state,
+                    event_id=None,
+                    warnings=tuple(planned.definition.warnings),
+                )
+                return Applied(ApplyResult.UNCHANGED, unchanged)
+            started, definition = changes.update(
+                self.env,
+                tx,
+                stack,
+                request.to_change(),
+                disable_rollback=request.disable_rollback,
+                timeout_mins=request.timeout_mins,
+                tags=request.tags,
+                planned=planned,
+            )
+        launch(self.env, started, stack.current_traversal)
+        return Applied(ApplyResult.UPDATED, changes.started_result(stack, started, definition))
 
-    def rollback(self, ref: str) -> OperationResult:
+    def _named(self, tx: Transaction, name: str) -> StackRow | None:
+        """The tenant's live stack called `name` (not one whose id is `name`), or None."""
+        try:
+            stack = tx.stacks.find(self.tenant, name)
+        except NotFound:
+            return None
+        return stack if stack.name == name else None
+
+    def delete(self, ref: str, *, retain: Sequence[str] = ()) -> OperationResult:
+        """Delete the stack, leaving the resources `retain` names alone (forget.py)."""
+        return self._start(
+            ref, lambda tx, stack: changes.delete(self.env, tx, stack, retain=retain)
+        )
+
+    def rollback(self, ref: str, *, skip: Sequence[str] = ()) -> OperationResult:
+        """Roll the stack back, leaving alone the resources `skip` names that the rollback
+        would delete (forget.py)."""
         return self._start(
             ref,
             lambda tx, stack: changes.rollback(
-                self.env, tx, stack, expected=stack.current_traversal
+                self.env, tx, stack, expected=stack.current_traversal, skip=skip
             ),
         )
 

@@ -26,7 +26,7 @@ UPDATE_THAT_ROLLS_BACK = [
     event("repl", "CREATE", "COMPLETE"),
     event("bad", "CREATE", "IN_PROGRESS"),
     event("bad", "CREATE", "FAILED", "asked to"),
-    event(None, "UPDATE", "FAILED", "bad: asked to"),
+    event(None, "UPDATE", "FAILED", "1 created, 1 updated, 1 deleted, 1 failed (bad: asked to)"),
     event(None, "ROLLBACK", "IN_PROGRESS", "UPDATE failed; rolling back"),
     event("inplace", "UPDATE", "COMPLETE"),
     event("added", "CREATE", "COMPLETE"),
@@ -52,13 +52,25 @@ def test_an_update_and_its_rollback_are_counted_apart() -> None:
     }
 
 
-def test_the_failure_line_names_each_end_the_counts_and_the_first_reason() -> None:
+def test_the_failure_line_says_the_engines_summary_then_what_the_rollback_did() -> None:
     phases = phases_of(UPDATE_THAT_ROLLS_BACK, "UPDATE")
     final = {"status": "ROLLBACK_COMPLETE", "status_reason": "Stack ROLLBACK completed"}
     assert failure_line("web", final, phases) == (
-        "stack web: UPDATE_FAILED, then ROLLBACK_COMPLETE. "
-        "Resources: 1 created, 1 updated, 0 replaced, 1 deleted, 1 failed; "
-        "rollback: 1 created, 1 updated, 1 replaced, 0 deleted, 0 failed. Reason: bad: asked to"
+        "stack web: UPDATE_FAILED: 1 created, 1 updated, 1 deleted, 1 failed (bad: asked to); "
+        "then ROLLBACK_COMPLETE: 1 created, 1 updated, 1 replaced"
+    )
+
+
+def test_a_failed_phase_without_a_reason_says_its_counts() -> None:
+    events = [
+        event(None, "CREATE", "IN_PROGRESS"),
+        event("a", "CREATE", "COMPLETE"),
+        event("b", "CREATE", "FAILED", "no"),
+        event(None, "CREATE", "FAILED"),
+    ]
+    final = {"status": "CREATE_FAILED", "status_reason": ""}
+    assert failure_line("s", final, phases_of(events, "CREATE")) == (
+        "stack s: CREATE_FAILED: 1 created, 1 failed"
     )
 
 
@@ -94,13 +106,13 @@ def test_a_check_counts_checked_resources() -> None:
         event(None, "CHECK", "IN_PROGRESS"),
         event("a", "CHECK", "COMPLETE"),
         event("b", "CHECK", "FAILED", "gone"),
-        event(None, "CHECK", "FAILED", "b: gone"),
+        event(None, "CHECK", "FAILED", "1 checked, 1 failed (b: gone)"),
     ]
     [check] = phases_of(events, "CHECK")
     assert resources_text([check]) == "Resources: 1 checked, 1 failed."
     final = {"status": "CHECK_FAILED"}
     assert failure_line("s", final, [check]) == (
-        "stack s: CHECK_FAILED. Resources: 1 checked, 1 failed. Reason: b: gone"
+        "stack s: CHECK_FAILED: 1 checked, 1 failed (b: gone)"
     )
 
 
@@ -121,8 +133,5 @@ def test_a_cancel_without_rollback_is_one_phase_that_ended_failed() -> None:
 
 def test_a_failure_whose_end_was_not_seen_names_the_final_status() -> None:
     phases = phases_of([event(None, "CREATE", "IN_PROGRESS")], "CREATE")
-    final = {"status": "CREATE_FAILED", "status_reason": "Timed out"}
-    assert failure_line("s", final, phases) == (
-        "stack s: CREATE_FAILED. "
-        "Resources: 0 created, 0 updated, 0 replaced, 0 deleted, 0 failed. Reason: Timed out"
-    )
+    final = {"status": "CREATE_FAILED", "status_reason": "Timed out: 1 in progress"}
+    assert failure_line("s", final, phases) == "stack s: CREATE_FAILED: Timed out: 1 in progress"

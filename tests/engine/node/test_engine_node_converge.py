@@ -173,7 +173,10 @@ def test_a_failed_action_fails_the_resource_and_its_dependents_do_nothing(
     [b] = _versions(db, created.stack_id, "b")
     assert (a.state, a.status_reason, b.state) == ("CREATE_FAILED", reason, "INIT_COMPLETE")
     stack = db.stack(created.stack_id)
-    assert (stack.state, stack.status_reason) == ("CREATE_FAILED", f"a: {reason}")
+    assert (stack.state, stack.status_reason) == (
+        "CREATE_FAILED",
+        f"1 failed (a: {reason}), 1 not started",
+    )
     assert db.sandbox_objects() == []
 
 

@@ -97,13 +97,13 @@ def test_a_failure_without_rollback_fails_the_stack_and_keeps_its_target(
     stack = db.stack(stack_id)
     assert (stack.state, stack.status_reason, stack.prev_raw_template_id) == (
         "UPDATE_FAILED",
-        "r: boom",  # each failure once, however many nodes handed it on
+        "1 failed (r: boom)",  # each failure once, however many nodes handed it on
         first,
     )
     assert db.template_ids() == templates
     assert (db.events(stack_id)[-1].state, db.events(stack_id)[-1].reason) == (
         "UPDATE_FAILED",
-        "r: boom",
+        "1 failed (r: boom)",
     )
 
 
@@ -114,13 +114,13 @@ def test_a_failure_with_rollback_leaves_the_stack_to_its_rollback(
 
     done = complete_traversal(stacks.env, stack_id, traversal, BOOM)
 
-    assert done == Completion("UPDATE", rollback="r: boom")
+    assert done == Completion("UPDATE", rollback="1 failed (r: boom)")
     # The failure is an event; the stack is never seen FAILED: its rollback starts next.
     stack = db.stack(stack_id)
     assert (stack.state, stack.current_traversal) == ("UPDATE_IN_PROGRESS", traversal)
     assert (db.events(stack_id)[-1].state, db.events(stack_id)[-1].reason) == (
         "UPDATE_FAILED",
-        "r: boom",
+        "1 failed (r: boom)",
     )
     assert dispatcher.pending == []
 
@@ -135,7 +135,7 @@ def test_end_traversal_rolls_a_failed_update_back(
     stack = db.stack(stack_id)
     assert (stack.state, stack.status_reason, stack.raw_template_id) == (
         "ROLLBACK_IN_PROGRESS",
-        "UPDATE failed (r: boom); rolling back",
+        "UPDATE failed, rolling back: 1 failed (r: boom)",
         first,
     )
     assert stack.current_traversal != traversal

@@ -138,7 +138,8 @@ def test_a_cancel_or_a_timeout_fails_the_operation_with_its_reason(
     [cancelled, _] = _history(stacks)
     assert (cancelled["result"], cancelled["reason"]) == (
         "FAILED",
-        "Stack UPDATE cancelled by the user",
+        # The failure summary (issue 25, item 11): r's update was under way.
+        "Stack UPDATE cancelled by the user: 1 in progress",
     )
 
     slow = NewStackRequest("slow", template({"r": stepped(polls=3)}), {}, timeout_mins=1)
@@ -150,7 +151,7 @@ def test_a_cancel_or_a_timeout_fails_the_operation_with_its_reason(
     rollback, timed_out = _history(stacks, "slow")
     assert (timed_out["result"], timed_out["reason"]) == (
         "FAILED",
-        "Stack CREATE timed out after 1 minute(s)",
+        "Stack CREATE timed out after 1 minute(s): 1 in progress",
     )
     assert (rollback["action"], rollback["result"]) == ("ROLLBACK", "COMPLETE")
 

@@ -145,7 +145,8 @@ def test_a_cancel_without_rollback_fails_the_update_where_it_stands(
     }
     assert (stack.state, stack.status_reason) == (
         "UPDATE_FAILED",
-        "Stack UPDATE cancelled by the user",
+        # What the update did before it stopped: one update was under way.
+        "Stack UPDATE cancelled by the user: 1 in progress",
     )
     assert stack.current_traversal != cancelled_traversal
     assert cancelled_traversal not in syncpoints.traversals()
@@ -201,7 +202,7 @@ def test_a_check_asks_every_resource_and_fails_on_the_one_that_drifted(
     dispatcher.drain(stacks.env)
     stack = db.stack(created.stack_id)
     assert stack.state == "CHECK_FAILED"
-    assert stack.status_reason.startswith("s: Resource s: sandbox object")
+    assert stack.status_reason.startswith("1 checked, 1 failed (s: Resource s: sandbox object")
     assert {r.name: r.state for r in db.resources(created.stack_id)} == {
         "r": "CHECK_COMPLETE",
         "s": "CHECK_FAILED",

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conv_tasks.db import EventRecord, EventRow, ResourceRow, TemplateRow
+from conv_tasks.db import EventRecord, EventRow, ResourceRow, TemplateRow, TraversalMark
 from conv_tasks.db.resources import WRITABLE as RESOURCE_WRITABLE
 from conv_tasks.db.rows import freeze, resource_row
 from conv_tasks.db.validation import require_fields, require_id
@@ -87,6 +87,59 @@ class ResourceVersions:
                 is_head=row["replaced_by"] is None,
             )
             for row in self._of("existing", stack_id)
+        ]
+
+    def forget(self, stack_id: str, names: Sequence[str]) -> dict[str, list[str]]:
+        if not names:
+            return {}
+        held: dict[str, list[tuple[int, str | None]]] = {}
+        for row in self._of("forget", stack_id):
+            if row["name"] in names:
+                self._work.delete("resource", row["id"])
+                held.setdefault(row["name"], []).append((row["version"], row["physical_id"]))
+        return {
+            name: [pid for _, pid in sorted(versions) if pid is not None]
+            for name, versions in held.items()
+        }
+
+    def traversal_marks(
+        self, stack_id: str, traversal: str, template_id: int | None
+    ) -> list[TraversalMark]:
+        self._work.statement("resources.traversal_marks")
+        done: dict[str, set[str]] = {}
+        last: dict[str, str] = {}
+        events = sorted(self._work.rows("event"), key=lambda r: r["id"])
+        for event in events:
+            name = event["resource_name"]
+            if (
+                event["stack_id"] != stack_id
+                or event["traversal"] != traversal
+                or name is None
+                or event["action"] == "SIGNAL"
+            ):
+                continue
+            found = done.setdefault(name, set())
+            if event["status"] == "COMPLETE":
+                found.add(event["action"])
+            last[name] = event["status"]
+        heads: dict[str, Row] = {}
+        for row in self._work.rows("resource"):
+            if row["stack_id"] != stack_id or row["replaced_by"] is not None:
+                continue
+            held = heads.get(row["name"])
+            if held is None or held["version"] < row["version"]:
+                heads[row["name"]] = row
+        converged = {
+            name: row["template_id"] == template_id
+            and row["status"] == "COMPLETE"
+            and row["action"] not in ("INIT", "DELETE")
+            for name, row in heads.items()
+        }
+        return [
+            TraversalMark(
+                name, frozenset(done.get(name, ())), last.get(name), converged.get(name, False)
+            )
+            for name in {*done, *heads}
         ]
 
     def head(self, stack_id: str, name: str) -> ResourceRow | None:

@@ -1,0 +1,116 @@
+"""Apply: one idempotent call that creates a stack, updates it to the request, or leaves it.
+
+For automation that holds a stack's desired state and sends it again and again (a CI job,
+a reconcile loop). The request is create's: a stack of that name that does not exist is
+created; one that exists is updated to the request (a full update: the request's
+template, parameters, environments, files and tags replace the stack's), unless it is
+COMPLETE and already stands on exactly what the request asks. Then nothing is started and
+the answer says `unchanged`. "Exactly" compares what the update would store with what the
+stack stores, both made by the same planning step (planning.py), so YAML text and the
+mapping it loads to are the same request. `disable_rollback` and `timeout_mins` count only
+when given; omitted, a new stack gets create's defaults and an existing one keeps its own.
+
+The comparison is pure (`stands_on`); tenant.py reads and starts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from conv_tasks.db import StackRow
+from conv_tasks.engine.definition import EnvironmentSources
+from conv_tasks.engine.stack.changes import NewStackRequest
+from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange
+from conv_tasks.engine.stack.results import OperationResult
+from conv_tasks.statuses import Action, Status
+
+
+class ApplyResult(StrEnum):
+    """What an apply did."""
+
+    CREATED = "created"
+    UPDATED = "updated"
+    UNCHANGED = "unchanged"
+
+
+@dataclass(frozen=True)
+class ApplyRequest:
+    """What an apply asks for: create's fields; the rollback and timeout settings optional."""
+
+    name: str
+    template: Mapping[str, Any] | str
+    parameters: Mapping[str, Any]
+    environment: EnvironmentSources | None = None
+    files: Mapping[str, Any] | None = None
+    tags: tuple[str, ...] = ()
+    disable_rollback: bool | None = None
+    timeout_mins: int | None = None
+    idempotency_key: str | None = None
+
+    def to_create(self) -> NewStackRequest:
+        return NewStackRequest(
+            name=self.name,
+            template=self.template,
+            parameters=self.parameters,
+            disable_rollback=bool(self.disable_rollback),
+            timeout_mins=self.timeout_mins,
+            idempotency_key=self.idempotency_key,
+            environment=self.environment,
+            files=self.files,
+            tags=self.tags,
+        )
+
+    def to_change(self) -> ChangeRequest:
+        return ChangeRequest(
+            template=self.template,
+            parameters=self.parameters,
+            environment=self.environment,
+            files=self.files,
+        )
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An apply's answer: what it did, and the operation it started (or the stack as it
+    stands, for `unchanged`: no traversal, no event to follow)."""
+
+    result: ApplyResult
+    operation: OperationResult
+
+    def to_json(self) -> dict[str, Any]:
+        data = self.operation.to_json()
+        if data.get("event_id") is None:
+            data.pop("event_id", None)
+        data["result"] = str(self.result)
+        return data
+
+
+def _canonical(value: Any) -> str:
+    """One text per JSON value, whatever the order of its keys."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def stands_on(stack: StackRow, planned: PlannedChange, request: ApplyRequest) -> bool:
+    """Whether `stack` is COMPLETE on exactly what `request` asks (`planned`: the update the
+    request makes of it), so that applying it changes nothing."""
+    if stack.status != Status.COMPLETE or stack.action == Action.DELETE:
+        return False
+    current = planned.current
+    environment, files = planned.inputs.stored()
+    same = (
+        (current.template, planned.definition.template.raw),
+        (current.parameters, planned.values),
+        (current.environment or {}, environment),
+        (current.files or {}, files),
+    )
+    if any(_canonical(stored) != _canonical(wanted) for stored, wanted in same):
+        return False
+    if list(stack.tags) != list(request.tags):
+        return False
+    if request.disable_rollback is not None and stack.disable_rollback != request.disable_rollback:
+        return False
+    return request.timeout_mins is None or stack.timeout_mins == request.timeout_mins
