@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
+from starlette.background import BackgroundTask
 from starlette.responses import Response, StreamingResponse
 
 from conv_tasks.api.faults import ApiFault
@@ -40,14 +41,25 @@ class StreamSlots:
         self.most = most
         self.open = 0
 
-    def take(self) -> bool:
+    def take(self) -> Slot | None:
         if self.open >= self.most:
-            return False
+            return None
         self.open += 1
-        return True
+        return Slot(self)
+
+
+class Slot:
+    """One open stream's place, given back once however many times it is released: by the
+    stream when it ends, and by the response when it is done, which covers a client gone
+    before the stream started."""
+
+    def __init__(self, slots: StreamSlots) -> None:
+        self._slots: StreamSlots | None = slots
 
     def release(self) -> None:
-        self.open -= 1
+        if self._slots is not None:
+            self._slots.open -= 1
+            self._slots = None
 
 
 def message(event_id: int | None, name: str, data: str) -> str:
@@ -82,7 +94,8 @@ async def events_stream(ui: UiRequest, slots: StreamSlots) -> Response:
     stack = (await ui.task("conv_tasks.stack.show", stack=ref, include_deleted=True))["stack"]
     if ref not in (stack.get("id"), stack.get("name")):
         raise not_found(f"The stack {ref[:255]!r} was not found.")
-    if not slots.take():
+    slot = slots.take()
+    if slot is None:
         raise UiError(
             429,
             f"The web view already follows {slots.most} stacks' events live "
@@ -91,7 +104,7 @@ async def events_stream(ui: UiRequest, slots: StreamSlots) -> Response:
         )
     stack_id = str(stack["id"])
     return StreamingResponse(
-        _follow(ui, slots, tenant, stack_id, str(stack.get("name", "")), after),
+        _follow(ui, slot, tenant, stack_id, str(stack.get("name", "")), after),
         media_type="text/event-stream",
         headers={
             **SECURITY_HEADERS,
@@ -99,11 +112,12 @@ async def events_stream(ui: UiRequest, slots: StreamSlots) -> Response:
             # Proxies (nginx) must pass each message on as it comes, not buffer them.
             "X-Accel-Buffering": "no",
         },
+        background=BackgroundTask(slot.release),
     )
 
 
 async def _follow(
-    ui: UiRequest, slots: StreamSlots, tenant: str, stack_id: str, stack_name: str, after: int
+    ui: UiRequest, slot: Slot, tenant: str, stack_id: str, stack_name: str, after: int
 ) -> AsyncIterator[str]:
     config = ui.config
     try:
@@ -146,7 +160,7 @@ async def _follow(
                 last_sent = time.monotonic()
             await anyio.sleep(config.poll_interval)
     finally:
-        slots.release()
+        slot.release()
 
 
 async def _ended(ui: UiRequest, tenant: str, stack_id: str) -> bool:

@@ -280,3 +280,16 @@ def test_the_edge_serves_the_view_unless_it_is_turned_off() -> None:
     bare = edge_app("127.0.0.1", Settings(ui_enabled=False))
     status, _, body = _get(bare, "/ui/login")
     assert status == 404 and json.loads(body)["error"]["type"] == "NotFound"
+
+
+def test_a_stream_slot_is_given_back_once() -> None:
+    from conv_tasks.ui.event_stream import StreamSlots
+
+    slots = StreamSlots(2)
+    first, second = slots.take(), slots.take()
+    assert first is not None and second is not None and slots.take() is None
+    first.release()
+    first.release()  # the stream's end and the response's both release it
+    assert slots.open == 1
+    third = slots.take()
+    assert third is not None and slots.take() is None
