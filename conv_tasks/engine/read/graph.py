@@ -33,12 +33,17 @@ def stack_graph(env: EngineEnv, tenant: str, ref: str) -> dict[str, Any]:
     if graph is None:
         return {**summary, "nodes": [], "edges": []}
     update_names = {key.name for key in graph.nodes if key.phase == Phase.UPDATE}
+    # Each node reads its own resource's versions: grouped once, so that a graph of n nodes
+    # costs n, not n times the stack's rows (10,000 resources took seconds).
+    by_name: dict[str, list[ResourceRow]] = {}
+    for row in rows:
+        by_name.setdefault(row.name, []).append(row)
     nodes = [
         {
             "id": str(key),
             "phase": str(key.phase),
             "name": key.name,
-            "status": _status(key, rows, update_names),
+            "status": _status(key, by_name.get(key.name, []), update_names),
         }
         for key in graph.order()
     ]
@@ -47,6 +52,7 @@ def stack_graph(env: EngineEnv, tenant: str, ref: str) -> dict[str, Any]:
 
 
 def _status(key: NodeKey, rows: list[ResourceRow], update_names: set[str]) -> str:
+    """The node's status, from `rows` (its resource's versions, or more)."""
     mine = [r for r in rows if r.name == key.name]
     heads = [r for r in mine if r.is_head]
     head = max(heads, key=lambda r: r.version) if heads else None
