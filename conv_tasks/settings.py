@@ -246,6 +246,9 @@ class Settings:
     # queue's type cannot change: a deployment whose queues are classic sets classic until it
     # moves them (docs/operations/rabbitmq.md). Ignored on Redis.
     rabbitmq_queue_type: str = "quorum"
+    # Whether a parameter's custom_constraint that no installed checker provides refuses the
+    # template (true) or only adds a warning to the answer (false, the default).
+    strict_constraints: bool = False
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -322,6 +325,9 @@ class Settings:
                 cls.rabbitmq_queue_type,
                 RABBITMQ_QUEUE_TYPES,
                 problems,
+            ),
+            strict_constraints=_flag(
+                env, "CONV_TASKS_STRICT_CONSTRAINTS", cls.strict_constraints, problems
             ),
             environ=dict(env),
         )
