@@ -1,13 +1,17 @@
 """Collecting the files a template and its environments refer to, from the local disk.
 
 What the CLI and Python callers send beside a template: the text of every
-`get_file` path and of every provider template (a resource type that is a
-template file, written as a type or as a resource_registry value), each read
-relative to the file that names it, recursively (a provider template may use
-get_file and name provider templates of its own). Paths may be absolute or
-file:// URLs; http(s) URLs are refused. Each file is keyed by its name as
-written, which is what get_file and the resource_registry look up; one name
-that means two different files is refused.
+`get_file` path and of every provider template, each read relative to the file
+that names it, recursively (a provider template may use get_file and name
+provider templates of its own, to any depth). A provider template is a resource
+type that is a template file, wherever a template or an environment can write
+one: a resource's `type`, any `type` inside a resource's definition (a
+ResourceGroup's `resource_def`, an AutoScalingGroup's `resource`, even inside
+an `if`), and a resource_registry value (also per resource, under `resources:`).
+Paths may be relative, absolute or file:// URLs (python-heatclient writes
+absolute file:///... names); http(s) URLs are refused. Each file is keyed by
+its name as written, which is what get_file and the resource_registry look up;
+one name that means two different files is refused.
 
 It only reads files: it must never send anything, and never evaluate a template beyond
 finding these references.
@@ -123,10 +127,8 @@ class _Reader:
             self.add(name, path.parent, shown)
         resources = document.get("resources") if isinstance(document, Mapping) else None
         if isinstance(resources, Mapping):
-            for spec in resources.values():
-                type_name = spec.get("type") if isinstance(spec, Mapping) else None
-                if isinstance(type_name, str) and is_provider(type_name):
-                    self.provider(type_name, path.parent, shown)
+            for type_name in _provider_types(resources):
+                self.provider(type_name, path.parent, shown)
 
 
 def _local_path(name: str, base: Path, referrer: str) -> Path:
@@ -165,6 +167,22 @@ def _get_files(value: Any) -> Iterator[str]:
             todo.extend(item.values())
         elif isinstance(item, list):
             todo.extend(item)
+
+
+def _provider_types(resources: Mapping[str, Any]) -> Iterator[str]:
+    """Every provider template a resource definition names, in the order written: its own
+    type and any `type` key at any depth of its definition, which is where a group names
+    its members' type (as python-heatclient looks for them)."""
+    todo: list[Any] = list(reversed(list(resources.values())))
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Mapping):
+            type_name = item.get("type")
+            if isinstance(type_name, str) and is_provider(type_name):
+                yield type_name
+            todo.extend(reversed([v for k, v in item.items() if k != "type"]))
+        elif isinstance(item, list):
+            todo.extend(reversed(item))
 
 
 def _registry_providers(registry: Any) -> Iterator[str]:

@@ -276,6 +276,9 @@ class Settings:
     ui_session_ttl: float = 8 * 3600.0
     ui_max_streams: int = 64
     ui_heartbeat: float = 15.0
+    # Whether a parameter's custom_constraint that no installed checker provides refuses the
+    # template (true) or only adds a warning to the answer (false, the default).
+    strict_constraints: bool = False
     # The environment these settings were read from: where a connection's `password_env` or
     # `bearer_token_env` is looked up. Never printed.
     environ: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
@@ -362,6 +365,9 @@ class Settings:
                 env, "CONV_TASKS_UI_MAX_STREAMS", cls.ui_max_streams, problems, minimum=1
             ),
             ui_heartbeat=_duration(env, "CONV_TASKS_UI_HEARTBEAT", cls.ui_heartbeat, problems),
+            strict_constraints=_flag(
+                env, "CONV_TASKS_STRICT_CONSTRAINTS", cls.strict_constraints, problems
+            ),
             environ=dict(env),
         )
         for name, value in (

@@ -14,6 +14,7 @@ from conv_tasks.connections import (
     load_connections,
     own_connections,
 )
+from conv_tasks.constraints import installed_checkers
 from conv_tasks.db import Database, PostgresDeployments, PostgresSandbox, PostgresWaitHandles
 from conv_tasks.engine.definition import Definitions
 from conv_tasks.engine.dispatch import Dispatcher
@@ -60,6 +61,7 @@ def build_env(
         wait_handles=PostgresWaitHandles(url),
         end_traversal=end_traversal,
         connections=connections,
+        constraints=installed_checkers().strictly(settings.strict_constraints),
     )
     env.children = EngineChildStacks(env)
     return env

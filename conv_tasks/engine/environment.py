@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from conv_tasks.connections import Connections
+from conv_tasks.constraints import ConstraintCheckers, installed_checkers
 from conv_tasks.deployments.store import DeploymentStore
 from conv_tasks.resources import Registry, Sandbox
 from conv_tasks.resources.child_stacks import ChildStacks
@@ -49,6 +50,9 @@ class EngineEnv:
     end_traversal: TraversalEnd
     # The named connections resource types act through (none unless configured).
     connections: Connections = field(default_factory=Connections)
+    # The custom constraint checkers requests are checked with (conv_tasks.constraints), and
+    # whether a constraint without one is refused (CONV_TASKS_STRICT_CONSTRAINTS).
+    constraints: ConstraintCheckers = field(default_factory=installed_checkers)
     # Set once the environment exists (the service reaches the engine through it).
     children: ChildStacks | None = None
 

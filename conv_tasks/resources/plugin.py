@@ -224,6 +224,14 @@ class ResourceType:
         resources.NAME.properties); lookup finds another type by name. None by default."""
         return []
 
+    @classmethod
+    def properties_problems(cls, properties: Mapping[str, Any], *, path: str) -> list[Problem]:
+        """Problems that span several properties (RandomString: the minimums against the
+        length), of properties already checked one by one, their defaults filled (path:
+        resources.NAME.properties). Called when a resource is prepared, and when a template is
+        validated if none of its values is a function. None by default."""
+        return []
+
     # The kind of connection the type acts through (conv_tasks.connections: "postgresql",
     # "http", "celery"); a resource names one in its `connection` property, checked when its
     # template is loaded. None: the type needs none.

@@ -1,9 +1,10 @@
 """Checking one resource's property values against its type's schema.
 
 prepare_properties is the runtime path: resolved values in, translated,
-validated values with defaults out, or one InvalidInput listing every
-problem. static_problems runs the same checks on a template before anything
-runs, skipping values that are intrinsic functions. Neither has side effects.
+validated values with defaults out (and the type's properties_problems, which
+span several of them), or one InvalidInput listing every problem.
+static_problems runs the same checks on a template before anything runs,
+skipping values that are intrinsic functions. Neither has side effects.
 """
 
 from __future__ import annotations
@@ -40,7 +41,11 @@ def prepare_properties(
     schema = resource_type.properties_schema
     if schema is None:
         return translated
-    return check_values(schema, translated, path=path)
+    checked = check_values(schema, translated, path=path)
+    problems = resource_type.properties_problems(checked, path=path)
+    if problems:
+        raise InvalidInput(problems, what="properties")
+    return checked
 
 
 def check_values(
@@ -71,7 +76,10 @@ def static_problems(
         # No schema, or the whole properties section is one function call ({get_param: p}).
         return []
     checker = _Checker(contains_function)
-    checker.properties(schema, translated, path)
+    checked = checker.properties(schema, translated, path)
+    if not checker.problems and not contains_function(translated):
+        # Every value is known already: what spans several properties can be judged too.
+        return resource_type.properties_problems(checked, path=path)
     return checker.problems
 
 

@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from conv_tasks.errors import InvalidInput, Problem
@@ -52,6 +53,11 @@ class Constraint:
     description: str = ""
 
     def __post_init__(self) -> None:
+        if self.kind == ALLOWED_VALUES and isinstance(self.args, tuple):
+            # An enum member counts as its value: messages and schemas then show the word a
+            # template writes (SUSPEND), never Python's <DeployAction.SUSPEND: 'SUSPEND'>.
+            plain = tuple(v.value if isinstance(v, Enum) else v for v in self.args)
+            object.__setattr__(self, "args", plain)
         reason = self._args_problem()
         if reason:
             raise InvalidInput([Problem(f"constraints.{self.kind}", reason)], what="schema")

@@ -27,7 +27,9 @@ class TranslationRule:
     """One rewrite of the property at translation_path.
 
     ADD: append value (a list), or the old property at value_path or the
-    sibling value_name, to the list at translation_path.
+    sibling value_name, to the list at translation_path; with item_key, the
+    old property is appended as the map {item_key: old value} (a string
+    property that became a list of maps, such as RandomString's sequence).
     REPLACE: set translation_path to value, or move the old property at
     value_path (anywhere) or value_name (a sibling, e.g. in every list item).
     DELETE: remove the property.
@@ -40,6 +42,7 @@ class TranslationRule:
     value_name: str | None = None
     value_path: tuple[str, ...] | None = None
     finder: Callable[[Any], Any] | None = None
+    item_key: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "translation_path", tuple(self.translation_path))
@@ -66,6 +69,12 @@ class TranslationRule:
             return f"a {self.rule} rule needs exactly one of value, value_name and value_path."
         if self.rule == ADD and self.value is not None and not isinstance(self.value, list):
             return "an Add rule can only add a list value."
+        if self.item_key is not None and (
+            self.rule != ADD or self.value is not None or not self.item_key
+        ):
+            return (
+                "item_key is for an Add rule that moves an old property (value_path or value_name)."
+            )
         if self.rule == RESOLVE and not callable(self.finder):
             return "a Resolve rule needs a finder function."
         if self.rule in (DELETE, RESOLVE) and sources:
@@ -97,6 +106,11 @@ def translate(
     if run.problems:
         raise InvalidInput(run.problems, what="properties")
     return data
+
+
+def _item(rule: TranslationRule, old: Any) -> Any:
+    """What an Add rule appends for the old value: the value, or the map holding it."""
+    return old if rule.item_key is None else [{rule.item_key: old}]
 
 
 def _plain(value: Any) -> Any:
@@ -171,7 +185,7 @@ class _Run:
             old, _where, holder = self._take_old(data, rule.value_path)
             if old is None or self._is_unknown(old):
                 return
-            if self._add_to_all(data, parent_keys, key, old):
+            if self._add_to_all(data, parent_keys, key, _item(rule, old)):
                 del holder[rule.value_path[-1]]
             return
         for parent, where in list(self._parents(data, parent_keys, create=rule.value is not None)):
@@ -181,7 +195,7 @@ class _Run:
             old = parent.get(rule.value_name)
             if old is None or self._is_unknown(old):
                 continue
-            if self._add_one(parent, key, f"{where}.{key}", old):
+            if self._add_one(parent, key, f"{where}.{key}", _item(rule, old)):
                 del parent[rule.value_name]
 
     def _add_to_all(

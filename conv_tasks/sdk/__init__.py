@@ -8,8 +8,10 @@ gets an ActionContext: the properties, the idempotency token (the same token mus
 two things: a retried or resumed step gets the same one), the plugin data kept so far, the
 physical id, and the ready client of the resource's connection (`ctx.client()`). Raise the
 errors below for what the service answers; the engine retries, backs off or fails
-accordingly. A property that holds a credential (a password) is named in the type's
-`secret_properties`: it is masked wherever it would be shown. Packages plug types in
+accordingly. A rule that spans several properties is the classmethod
+`properties_problems`, which returns Problems naming their paths. A property that holds a
+credential (a password) is named in the type's `secret_properties`: it is masked wherever
+it would be shown. Packages plug types in
 through the entry point group `conv_tasks.resource_types`, and prove them with the
 conformance kit (conv_tasks.testing). The guide is docs/guide/writing-a-resource-type.md.
 
@@ -17,6 +19,7 @@ SDK_VERSION is this SDK's version; a type may declare the versions it supports
 (`sdk_versions = ">=1.0,<2"`). Names here keep their meaning within a major version.
 """
 
+from conv_tasks.errors import Problem
 from conv_tasks.provider_errors import (
     AlreadyExists,
     Conflict,
@@ -108,6 +111,7 @@ __all__ = [
     "Fatal",
     "NotFound",
     "Observed",
+    "Problem",
     "Progress",
     "PropertySchema",
     "ProviderError",

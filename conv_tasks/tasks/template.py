@@ -12,6 +12,7 @@ from typing import Any
 from conv_tasks.engine import validate_template
 from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.public import TENANT, public_task
+from conv_tasks.tasks.runtime import engine_env
 from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES
 
 
@@ -32,4 +33,10 @@ def validate(
     environment: list[Any],
     files: dict[str, Any],
 ) -> dict:
-    return validate_template(template, parameters, environment=environment, files=files)
+    return validate_template(
+        template,
+        parameters,
+        environment=environment,
+        files=files,
+        constraints=engine_env().constraints,
+    )

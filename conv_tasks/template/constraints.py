@@ -1,13 +1,16 @@
 """Parameter constraints: reading them from a template and checking values against them.
 
 Messages never contain the value being checked, so they are safe for hidden parameters.
+A custom_constraint is checked by whatever CustomChecks the caller hands in (the checkers
+of conv_tasks.constraints); this module knows none itself, and a constraint the checks do
+not know is passed over here (the engine warns of it, or refuses it when strict).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from conv_tasks.errors import Problem
 from conv_tasks.limits import MAX_PATTERN_WORK
@@ -16,6 +19,18 @@ from conv_tasks.template.model import PARAMETER_TYPES, Constraint
 from conv_tasks.template.parameter_types import TypeMismatch, coerce
 from conv_tasks.template.patterns import PatternRefused, PatternWork, compile_pattern
 
+CUSTOM = "custom_constraint"
+
+
+class CustomChecks(Protocol):
+    """The custom constraints a request is checked with (conv_tasks.constraints)."""
+
+    def knows(self, name: str) -> bool: ...
+
+    def check(self, name: str, value: Any) -> str | None:
+        """Why value breaks the known constraint `name`, or None."""
+
+
 # Which parameter types each kind of constraint can apply to.
 APPLIES_TO: dict[str, tuple[str, ...]] = {
     "allowed_values": PARAMETER_TYPES,
@@ -23,6 +38,8 @@ APPLIES_TO: dict[str, tuple[str, ...]] = {
     "length": ("string", "comma_delimited_list", "json"),
     "allowed_pattern": ("string",),
     "modulo": ("number",),
+    # As in Heat, which has no custom check of a json parameter.
+    CUSTOM: ("string", "number", "comma_delimited_list", "boolean"),
 }
 # Heat added the modulo constraint in 2017-02-24 (ocata).
 MODULO_SINCE = "2017-02-24"
@@ -94,6 +111,10 @@ def _parse_kind(
         return Constraint(kind, description, pattern=value), []
     if kind == "modulo":
         return _parse_modulo(value, path, description)
+    if kind == CUSTOM:
+        if not isinstance(value, str) or not value.strip():
+            return None, [Problem(path, "must name a constraint (a string such as ip_addr)")]
+        return Constraint(kind, description, custom=value), []
     return _parse_bounds(kind, value, path, description)
 
 
@@ -194,6 +215,30 @@ def violation(constraint: Constraint, value: Any, work: PatternWork) -> str | No
     if message is not None and constraint.description:
         message = f"{message} ({constraint.description})"
     return message
+
+
+def custom_violation(
+    constraint: Constraint, value: Any, checks: CustomChecks | None, *, hidden: bool
+) -> str | None:
+    """Why a value breaks a custom constraint, or None: also when nobody checks it (no
+    checks given, or none for its name). Each item of a list is checked on its own. The
+    checker's reason is left out for a hidden parameter, lest it quote the value."""
+    name = constraint.custom
+    if checks is None or not checks.knows(name):
+        return None
+    items = value if isinstance(value, list) else [value]
+    for index, item in enumerate(items):
+        reason = checks.check(name, item)
+        if reason is None:
+            continue
+        subject = f"item {index} of the value" if isinstance(value, list) else "the value"
+        message = f"{subject} does not pass the custom constraint '{name}'"
+        if not hidden:
+            message = f"{message}: {reason}"
+        if constraint.description:
+            message = f"{message} ({constraint.description})"
+        return message
+    return None
 
 
 def _violation(constraint: Constraint, value: Any, work: PatternWork) -> str | None:

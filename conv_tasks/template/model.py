@@ -20,8 +20,9 @@ ALL_ATTRIBUTES = "*"
 
 @dataclass(frozen=True)
 class Constraint:
-    """One parameter constraint. kind is allowed_values, range, length, allowed_pattern or
-    modulo (a number that leaves `offset` when divided by `step`)."""
+    """One parameter constraint. kind is allowed_values, range, length, allowed_pattern,
+    modulo (a number that leaves `offset` when divided by `step`) or custom_constraint (the
+    check named `custom`, which a plugin of conv_tasks.constraints may provide)."""
 
     kind: str
     description: str = ""
@@ -31,6 +32,7 @@ class Constraint:
     pattern: str | None = None
     step: int | None = None
     offset: int | None = None
+    custom: str = ""
 
 
 @dataclass(frozen=True)

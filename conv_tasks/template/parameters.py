@@ -11,7 +11,13 @@ from typing import Any
 
 from conv_tasks.errors import ParameterError, Problem
 from conv_tasks.suggestions import suggesting
-from conv_tasks.template.constraints import parse_constraint, violation
+from conv_tasks.template.constraints import (
+    CUSTOM,
+    CustomChecks,
+    custom_violation,
+    parse_constraint,
+    violation,
+)
 from conv_tasks.template.document import join_path
 from conv_tasks.template.model import PARAMETER_TYPES, ParameterSchema, Template
 from conv_tasks.template.parameter_types import TypeMismatch, coerce
@@ -138,19 +144,44 @@ def _with_default(schema: ParameterSchema, value: Any) -> ParameterSchema:
 
 
 def check_value(
-    schema: ParameterSchema, value: Any, path: str, work: PatternWork
+    schema: ParameterSchema,
+    value: Any,
+    path: str,
+    work: PatternWork,
+    custom: CustomChecks | None = None,
 ) -> tuple[Any, list[Problem]]:
-    """value coerced to the schema's type, and every way it breaks the schema."""
+    """value coerced to the schema's type, and every way it breaks the schema. Custom
+    constraints are checked only with `custom`, and only those it knows."""
     try:
         coerced = coerce(schema.type, value)
     except TypeMismatch as exc:
         return None, [Problem(path, f"{_shown(schema, value)} {exc}")]
     problems = []
     for constraint in schema.constraints:
-        message = violation(constraint, coerced, work)
+        if constraint.kind == CUSTOM:
+            message = custom_violation(constraint, coerced, custom, hidden=schema.hidden)
+        else:
+            message = violation(constraint, coerced, work)
         if message is not None:
             problems.append(Problem(path, message))
     return coerced, problems
+
+
+def default_problems(
+    schema: ParameterSchema, path: str, custom: CustomChecks | None
+) -> list[Problem]:
+    """How the schema's default breaks its custom constraints, at PATH.default. The other
+    constraints were checked when the template loaded; custom ones need the checks of the
+    request (an `expiration` default may have passed since)."""
+    if not schema.has_default or custom is None:
+        return []
+    problems = []
+    for constraint in schema.constraints:
+        if constraint.kind == CUSTOM:
+            message = custom_violation(constraint, schema.default, custom, hidden=schema.hidden)
+            if message is not None:
+                problems.append(Problem(join_path(path, "default"), message))
+    return problems
 
 
 def _shown(schema: ParameterSchema, value: Any) -> str:
@@ -162,8 +193,12 @@ def _shown(schema: ParameterSchema, value: Any) -> str:
     return f"the value {text}"
 
 
-def validate_parameters(template: Template, values: Mapping[str, Any]) -> dict[str, Any]:
-    """The effective value of every declared parameter. Raises ParameterError with every problem."""
+def validate_parameters(
+    template: Template, values: Mapping[str, Any], custom: CustomChecks | None = None
+) -> dict[str, Any]:
+    """The effective value of every declared parameter. Raises ParameterError with every
+    problem. With `custom`, values and defaults are checked against the custom constraints
+    it knows (a request); without, custom constraints are not checked (a stored stack)."""
     if not isinstance(values, Mapping):
         raise ParameterError([Problem("parameters", "must be a mapping of names to values")])
     problems = [
@@ -182,10 +217,11 @@ def validate_parameters(template: Template, values: Mapping[str, Any]) -> dict[s
         if value is None:
             if schema.has_default:
                 effective[name] = schema.default
+                problems.extend(default_problems(schema, path, custom))
             else:
                 problems.append(Problem(path, "a value is required (there is no default)"))
             continue
-        coerced, more = check_value(schema, value, path, work)
+        coerced, more = check_value(schema, value, path, work, custom)
         problems.extend(more)
         effective[name] = coerced
     if problems:

@@ -144,3 +144,54 @@ def test_an_environment_problem_names_the_environment_file(tree: dict[str, str])
     done = run(who, "stack", "create", "web", "-t", tree["template"], "-e", url)
     assert done.returncode != 0
     assert "http://h/x.yaml" in done.stderr and "not supported" in done.stderr
+
+
+GROUP_PARENT = """
+heat_template_version: 2018-08-31
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def:
+        type: members/child.yaml
+        properties: {label: "member-%index%"}
+outputs:
+  motds:
+    value: {get_attr: [group, motd]}
+"""
+GROUP_CHILD = """
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string}
+resources:
+  v:
+    type: OS::Heat::Value
+    properties:
+      value:
+        str_replace:
+          template: {get_file: motd.txt}
+          params: {NAME: {get_param: label}}
+outputs:
+  motd:
+    value: {get_attr: [v, value]}
+"""
+
+
+def test_a_group_of_a_provider_template_with_get_file_converges_from_the_cli(
+    workers: Any, tmp_path: Path
+) -> None:
+    parent = write(tmp_path / "parent.yaml", GROUP_PARENT)
+    write(tmp_path / "members" / "child.yaml", GROUP_CHILD)
+    write(tmp_path / "members" / "motd.txt", "hello NAME")
+    who = tenant()
+    validated = run(who, "template", "validate", parent)
+    assert validated.returncode == 0, validated.stdout + validated.stderr
+    done = run(who, "stack", "create", "grouped", "-t", parent, "--wait")
+    assert done.returncode == 0, done.stdout + done.stderr
+    outputs = json.loads(run(who, "--json", "stack", "outputs", "grouped").stdout)
+    assert outputs["motds"]["value"] == ["hello member-0", "hello member-1"]
+    assert stored(who, "grouped").files == {
+        "members/child.yaml": GROUP_CHILD,
+        "motd.txt": "hello NAME",
+    }

@@ -153,3 +153,105 @@ def test_a_provider_that_refers_to_itself_is_read_once(tmp_path: Path) -> None:
     )
     template = write(tmp_path / "main.yaml", "resources: {n: {type: loop.yaml}}\n")
     assert set(collect(str(template)).files) == {"loop.yaml"}
+
+
+GROUP = """
+heat_template_version: 2018-08-31
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def:
+        type: members/child.yaml
+        properties: {label: "m-%index%"}
+"""
+CHILD = """
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string}
+resources:
+  inner:
+    type: OS::Heat::ResourceGroup
+    properties:
+      resource_def: {type: deeper/grandchild.yaml}
+  v:
+    type: OS::Heat::Value
+    properties: {value: {get_file: child.txt}}
+"""
+GRANDCHILD = """
+heat_template_version: 2018-08-31
+resources:
+  v:
+    type: OS::Heat::Value
+    properties: {value: {get_file: grandchild.txt}}
+"""
+
+
+def test_a_groups_member_template_is_read_to_any_depth(tmp_path: Path) -> None:
+    template = write(tmp_path / "parent.yaml", GROUP)
+    write(tmp_path / "members" / "child.yaml", CHILD)
+    write(tmp_path / "members" / "child.txt", "child text")
+    write(tmp_path / "members" / "deeper" / "grandchild.yaml", GRANDCHILD)
+    write(tmp_path / "members" / "deeper" / "grandchild.txt", "grandchild text")
+    assert dict(collect(str(template)).files) == {
+        "members/child.yaml": CHILD,
+        "child.txt": "child text",  # relative to members/child.yaml
+        "deeper/grandchild.yaml": GRANDCHILD,  # relative to members/child.yaml
+        "grandchild.txt": "grandchild text",  # relative to members/deeper/grandchild.yaml
+    }
+
+
+def test_every_type_inside_a_resource_definition_is_followed(tmp_path: Path) -> None:
+    # An AutoScalingGroup's `resource`, and types chosen by a condition, name files too;
+    # a `type` that is not a template file (a Value's `type: string`) is not a file.
+    template = write(
+        tmp_path / "main.yaml",
+        "heat_template_version: 2018-08-31\n"
+        "conditions: {big: true}\n"
+        "resources:\n"
+        "  scaled:\n"
+        "    type: OS::Heat::AutoScalingGroup\n"
+        "    properties: {resource: {type: scaled.template}}\n"
+        "  chosen:\n"
+        "    type: OS::Heat::ResourceGroup\n"
+        "    properties:\n"
+        "      resource_def: {if: [big, {type: big.yaml}, {type: small.yaml}]}\n"
+        "  v:\n"
+        "    type: OS::Heat::Value\n"
+        "    properties: {type: string, value: x}\n",
+    )
+    for name in ("scaled.template", "big.yaml", "small.yaml"):
+        write(tmp_path / name, "heat_template_version: 2018-08-31\n")
+    assert set(collect(str(template)).files) == {"scaled.template", "big.yaml", "small.yaml"}
+
+
+def test_a_missing_member_template_names_the_file_and_its_referrer(tmp_path: Path) -> None:
+    template = write(tmp_path / "parent.yaml", GROUP)
+    with pytest.raises(FilesError) as exc:
+        collect(str(template))
+    assert "members/child.yaml" in str(exc.value) and str(template) in str(exc.value)
+    assert "no such file" in str(exc.value)
+
+
+def test_heatclients_absolute_file_urls_are_read_and_keyed_as_written(tmp_path: Path) -> None:
+    child_url = f"file://{tmp_path}/lib/child.yaml"
+    text_url = f"file://{tmp_path}/lib/motd%20text.txt"  # a URL's escapes are undone
+    child = (
+        "heat_template_version: 2018-08-31\n"
+        "resources:\n"
+        "  v:\n"
+        "    type: OS::Heat::Value\n"
+        f"    properties: {{value: {{get_file: '{text_url}'}}}}\n"
+    )
+    write(tmp_path / "lib" / "child.yaml", child)
+    write(tmp_path / "lib" / "motd text.txt", "motd")
+    template = write(
+        tmp_path / "top" / "parent.yaml",
+        GROUP.replace("members/child.yaml", child_url),
+    )
+    env = write(
+        tmp_path / "env.yaml",
+        f"resource_registry:\n  resources:\n    group:\n      My::Child: '{child_url}'\n",
+    )
+    assert dict(collect(str(template), [str(env)]).files) == {child_url: child, text_url: "motd"}

@@ -82,3 +82,87 @@ def test_a_patch_update_drops_kept_parameters_the_new_template_lacks(client: Cli
         assert "sight" in str(exc)
     else:
         raise AssertionError("an unknown parameter given with the update was accepted")
+
+
+RANDOM = """
+heat_template_version: 2018-08-31
+parameters:
+  length: {type: number, default: 12}
+resources:
+  password:
+    type: OS::Heat::RandomString
+    properties:
+      length: {get_param: length}
+      character_classes:
+        - {class: digits, min: 3}
+        - {class: uppercase, min: 2}
+      character_sequences:
+        - {sequence: "!@#", min: 2}
+  pin:
+    type: OS::Heat::RandomString
+    properties:
+      length: 6
+      sequence: octdigits
+outputs:
+  password: {value: {get_attr: [password, value]}}
+  pin: {value: {get_resource: pin}}
+"""
+
+
+def test_random_strings_meet_their_character_minimums(client: Client) -> None:
+    started = client.create("random", RANDOM)
+    # The deprecated sequence still works, with Heat's warning.
+    assert started["warnings"] == [
+        "resources.pin.properties.sequence: property sequence is HIDDEN since 5.0.0: Use "
+        "property character_classes."
+    ]
+    assert client.wait(started["stack_id"])["status"] == "CREATE_COMPLETE"
+    outputs = client.outputs(started["stack_id"])
+    password, pin = outputs["password"]["value"], outputs["pin"]["value"]
+    assert len(password) == 12 and set(password) <= set("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ!@#")
+    assert sum(c.isdigit() for c in password) >= 3
+    assert sum(c.isupper() for c in password) >= 2
+    assert sum(c in "!@#" for c in password) >= 2
+    assert len(pin) == 6 and set(pin) <= set("01234567")
+
+
+def test_minimums_longer_than_the_string_are_refused(client: Client) -> None:
+    # Written out, the length is judged when the template is checked; given by a parameter,
+    # when the resource is made.
+    fixed = RANDOM.replace("length: {get_param: length}", "length: 6")
+    answer = client.validate(fixed)
+    assert [(e["path"], e["line"]) for e in answer["errors"]] == [
+        ("resources.password.properties.length", 9)
+    ]
+    assert "smaller than the 7 characters the minimums" in answer["errors"][0]["message"]
+    try:
+        client.create("too-short", fixed)
+    except InvalidInput as exc:
+        assert [p.path for p in exc.problems] == ["resources.password.properties.length"]
+    else:
+        raise AssertionError("minimums longer than the length were accepted")
+    started = client.create("short-param", RANDOM, {"length": 5}, disable_rollback=True)
+    final = client.wait(started["stack_id"])
+    assert final["status"] == "CREATE_FAILED"
+    assert "smaller than the 7 characters the minimums" in final["status_reason"]
+
+
+def test_a_refused_choice_names_the_words_not_pythons_enums(client: Client) -> None:
+    template = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "config": {"type": "OS::Heat::SoftwareConfig", "properties": {"config": "true"}},
+            "deploy": {
+                "type": "OS::Heat::SoftwareDeployment",
+                "properties": {
+                    "config": {"get_resource": "config"},
+                    "server": "srv",
+                    "actions": ["CREATE", "REBOOT"],
+                },
+            },
+        },
+    }
+    [error] = client.validate(template)["errors"]
+    assert error["path"] == "resources.deploy.properties.actions[1]"
+    assert "'CREATE', 'UPDATE', 'DELETE'" in error["message"] and "REBOOT" in error["message"]
+    assert "<" not in error["message"] and "DeployAction" not in error["message"]

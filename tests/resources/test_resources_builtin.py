@@ -8,7 +8,13 @@ import pytest
 from resources_sandbox import MemorySandbox, make_ctx
 
 from conv_tasks.errors import InvalidInput, ResourceFailure
-from conv_tasks.resources import ResourceType, prepare_properties, token_physical_id
+from conv_tasks.resources import (
+    ResourceType,
+    deprecation_warnings,
+    prepare_properties,
+    static_problems,
+    token_physical_id,
+)
 from conv_tasks.resources.builtin import (
     DummyResource,
     NoneResource,
@@ -17,7 +23,7 @@ from conv_tasks.resources.builtin import (
     TestResourceOld,
     ValueResource,
 )
-from conv_tasks.resources.builtin.random_string import SEQUENCES
+from conv_tasks.resources.builtin.random_string import SEQUENCES, draw
 from conv_tasks.resources.builtin.value import convert_value
 
 
@@ -154,12 +160,36 @@ def test_convert_value_refuses(kind: str, value: Any, reason: str) -> None:
 
 def test_random_string_defaults_and_limits() -> None:
     props = prepare_properties(RandomStringResource, {}, path="p")
-    assert props == {"length": 32, "sequence": "lettersdigits", "salt": None}
+    assert props == {
+        "length": 32,
+        "character_classes": [{"class": "lettersdigits", "min": 1}],
+        "character_sequences": None,
+        "sequence": None,
+        "salt": None,
+    }
     with pytest.raises(InvalidInput) as info:
         prepare_properties(RandomStringResource, {"length": 0, "sequence": "emoji"}, path="p")
-    assert [p.path for p in info.value.problems] == ["p.length", "p.sequence"]
+    assert [p.path for p in info.value.problems] == ["p.length", "p.character_classes[0].class"]
     with pytest.raises(InvalidInput, match="between 1 and 512"):
         prepare_properties(RandomStringResource, {"length": 513}, path="p")
+    bad_items = {
+        "character_classes": [{"class": "emoji", "min": 0}],
+        "character_sequences": [{"sequence": ""}, {"min": 2}],
+    }
+    with pytest.raises(InvalidInput) as info:
+        prepare_properties(RandomStringResource, bad_items, path="p")
+    assert [p.path for p in info.value.problems] == [
+        "p.character_classes[0].class",
+        "p.character_classes[0].min",
+        "p.character_sequences[0].sequence",
+        "p.character_sequences[1].sequence",
+    ]
+
+
+def test_heats_classes_are_its_character_sets() -> None:
+    assert SEQUENCES["hexdigits"] == "0123456789ABCDEF"  # capitals, as Heat draws them
+    assert SEQUENCES["octdigits"] == "01234567"
+    assert len(SEQUENCES["lettersdigits"]) == 62
 
 
 @pytest.mark.parametrize("sequence", sorted(SEQUENCES))
@@ -168,6 +198,85 @@ def test_random_string_is_drawn_from_its_sequence(sequence: str, sandbox: Memory
     value = RandomStringResource().create(ctx).data["value"]
     assert len(value) == 40
     assert set(value) <= set(SEQUENCES[sequence])
+
+
+def test_the_deprecated_sequence_is_one_more_class() -> None:
+    alone = prepare_properties(RandomStringResource, {"sequence": "digits"}, path="p")
+    assert alone["character_classes"] == [{"class": "digits", "min": 1}]  # not the default too
+    added = prepare_properties(
+        RandomStringResource,
+        {"sequence": "digits", "character_classes": [{"class": "lowercase", "min": 3}]},
+        path="p",
+    )
+    assert added["character_classes"] == [
+        {"class": "lowercase", "min": 3},
+        {"class": "digits", "min": 1},
+    ]
+    [warning] = deprecation_warnings(RandomStringResource, {"sequence": "digits"}, path="r")
+    assert warning == (
+        "r.properties.sequence: property sequence is HIDDEN since 5.0.0: Use property "
+        "character_classes."
+    )
+
+
+def counts(value: str, characters: str) -> int:
+    return sum(1 for c in value if c in characters)
+
+
+def test_every_minimum_is_met_every_time(sandbox: MemorySandbox) -> None:
+    properties = {
+        "length": 9,
+        "character_classes": [{"class": "digits", "min": 3}, {"class": "uppercase", "min": 2}],
+        "character_sequences": [{"sequence": "!@#", "min": 2}, {"sequence": "~", "min": 1}],
+    }
+    ctx = make_ctx(RandomStringResource, sandbox, properties=properties)
+    allowed = set(SEQUENCES["digits"] + SEQUENCES["uppercase"] + "!@#~")
+    for _ in range(300):
+        value = RandomStringResource().create(ctx).data["value"]
+        assert len(value) == 9 and set(value) <= allowed
+        assert counts(value, SEQUENCES["digits"]) >= 3
+        assert counts(value, SEQUENCES["uppercase"]) >= 2
+        assert counts(value, "!@#") >= 2
+        assert counts(value, "~") >= 1
+
+
+def test_minimums_that_fill_the_length_are_shuffled() -> None:
+    pools = [("a", 2), ("b", 2)]
+    seen = {draw(4, pools) for _ in range(200)}
+    assert all(sorted(value) == ["a", "a", "b", "b"] for value in seen)
+    assert len(seen) > 1  # six orders are possible: one order every time is no shuffle
+
+
+def test_sequences_add_to_the_default_class() -> None:
+    # As in Heat: character_sequences alone leaves character_classes at its default.
+    props = prepare_properties(
+        RandomStringResource, {"character_sequences": [{"sequence": "-_"}]}, path="p"
+    )
+    assert props["character_classes"] == [{"class": "lettersdigits", "min": 1}]
+    assert props["character_sequences"] == [{"sequence": "-_", "min": 1}]
+
+
+def test_minimums_longer_than_the_length_are_refused_before_and_at_create() -> None:
+    values = {
+        "length": 4,
+        "character_classes": [{"class": "digits", "min": 2}],
+        "character_sequences": [{"sequence": "!?", "min": 3}],
+    }
+    message = (
+        "is 4, smaller than the 5 characters the minimums of character_classes and "
+        "character_sequences ask for together; make the length at least 5 or lower the minimums"
+    )
+    assert [
+        (p.path, p.message) for p in static_problems(RandomStringResource, values, path="p")
+    ] == [("p.length", message)]
+    with pytest.raises(InvalidInput) as info:
+        prepare_properties(RandomStringResource, values, path="p")
+    assert [(p.path, p.message) for p in info.value.problems] == [("p.length", message)]
+    # A length not known before the stack runs is judged when it is.
+    unknown = {**values, "length": {"get_param": "length"}}
+    assert static_problems(RandomStringResource, unknown, path="p") == []
+    with pytest.raises(InvalidInput, match="no characters to be drawn from"):
+        prepare_properties(RandomStringResource, {"character_classes": []}, path="p")
 
 
 def test_random_string_is_kept_and_is_the_reference(sandbox: MemorySandbox) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enum import IntEnum, StrEnum
+
 import pytest
 
 from conv_tasks.errors import InvalidInput
@@ -58,6 +60,25 @@ def test_constraint_violations_are_sentences(
 )
 def test_values_that_keep_constraints(constraint: Constraint, value: object) -> None:
     assert constraint.violation(value) is None
+
+
+class Word(StrEnum):
+    SUSPEND = "SUSPEND"
+    RESUME = "RESUME"
+
+
+class Number(IntEnum):
+    ONE = 1
+
+
+def test_enum_members_are_allowed_as_the_words_a_template_writes() -> None:
+    constraint = Constraint.allowed_values(*Word, Number.ONE)
+    assert constraint.violation("REBOOT") == (
+        "must be one of 'SUSPEND', 'RESUME', 1, not 'REBOOT'."
+    )
+    assert constraint.violation("RESUME") is None and constraint.violation(1) is None
+    assert constraint.to_dict()["args"] == ["SUSPEND", "RESUME", 1]
+    assert all(type(arg) in (str, int) for arg in constraint.args)
 
 
 def test_constraint_description_replaces_the_default_reason() -> None:

@@ -22,7 +22,7 @@ def test_the_face_holds_what_a_type_author_uses() -> None:
     for name in (
         "ResourceType", "ActionContext", "Progress", "Observed", "PropertySchema",
         "AttributeSchema", "SupportStatus", "NotFound", "AlreadyExists", "Conflict",
-        "Throttled", "Transient", "Fatal", "SDK_VERSION", "connection_property",
+        "Throttled", "Transient", "Fatal", "SDK_VERSION", "connection_property", "Problem",
     ):  # fmt: skip
         assert hasattr(sdk, name), name
     assert issubclass(sdk.Throttled, sdk.Transient)

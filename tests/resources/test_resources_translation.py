@@ -9,6 +9,7 @@ import pytest
 
 from conv_tasks.errors import InvalidInput, NotFound
 from conv_tasks.resources import ADD, DELETE, REPLACE, RESOLVE, TranslationRule, translate
+from conv_tasks.template import contains_function
 
 PATH = "resources.srv.properties"
 
@@ -104,6 +105,35 @@ def test_add_old_scalar_to_the_new_list() -> None:
     assert translate({"security_group": "web", "security_groups": ["web"]}, [rule], path=PATH) == {
         "security_groups": ["web"]
     }
+
+
+def test_add_an_old_scalar_as_a_map_of_the_new_list() -> None:
+    # RandomString's sequence: X became one more item {class: X} of character_classes.
+    rule = TranslationRule(ADD, ("classes",), value_path=("sequence",), item_key="class")
+    assert translate({"sequence": "digits"}, [rule], path=PATH) == {
+        "classes": [{"class": "digits"}]
+    }
+    both = {"sequence": "digits", "classes": [{"class": "letters", "min": 2}]}
+    assert translate(both, [rule], path=PATH) == {
+        "classes": [{"class": "letters", "min": 2}, {"class": "digits"}]
+    }
+    sibling = TranslationRule(ADD, ("rules", "ports"), value_name="port", item_key="number")
+    assert translate({"rules": [{"port": 80}]}, [sibling], path=PATH) == {
+        "rules": [{"ports": [{"number": 80}]}]
+    }
+    unknown = {"sequence": {"get_param": "s"}}
+    assert translate(unknown, [rule], path=PATH, unknown=contains_function) == unknown
+
+
+def test_item_key_is_only_for_an_add_that_moves_an_old_property() -> None:
+    for bad in (
+        {"rule": REPLACE, "value_path": ("a",)},
+        {"rule": ADD, "value": ["x"]},
+        {"rule": ADD, "value_path": ("a",), "item_key": ""},
+    ):
+        fields = {"item_key": "class", **bad}
+        with pytest.raises(InvalidInput, match="item_key is for an Add rule"):
+            TranslationRule(translation_path=("classes",), **fields)
 
 
 def test_add_a_fixed_list_and_a_sibling_in_list_items() -> None:

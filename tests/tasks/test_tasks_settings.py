@@ -175,6 +175,14 @@ def test_bad_flags_and_budgets_are_named(name: str, value: str) -> None:
     assert problem_paths(caught.value) == [name]
 
 
+def test_strict_constraints_are_off_unless_asked_for() -> None:
+    assert Settings.from_env({}).strict_constraints is False
+    assert Settings.from_env({"CONV_TASKS_STRICT_CONSTRAINTS": "1"}).strict_constraints is True
+    with pytest.raises(InvalidInput) as caught:
+        Settings.from_env({"CONV_TASKS_STRICT_CONSTRAINTS": "strict"})
+    assert problem_paths(caught.value) == ["CONV_TASKS_STRICT_CONSTRAINTS"]
+
+
 # Settings are parsed here, not by pydantic-settings or environs: measured, they add about
 # 140 ms and 40 ms to every CLI command (docs/development/libraries.md), environs reads
 # os.environ before any mapping it is given, and both would still need our durations,

@@ -447,3 +447,78 @@ def test_modulo_applies_to_numbers_only() -> None:
                 },
             }
         )
+
+
+class Checks:
+    """A stand-in for conv_tasks.constraints' checkers: `even` knows numbers."""
+
+    def knows(self, name: str) -> bool:
+        return name == "even"
+
+    def check(self, name: str, value: Any) -> str | None:
+        return None if int(value) % 2 == 0 else f"{value} is odd"
+
+
+def custom(type_name: str = "number", **spec: Any) -> Template:
+    constraint = {"custom_constraint": "even", **spec.pop("constraint", {})}
+    return one(type_name, constraints=[constraint], **spec)
+
+
+def test_custom_constraints_are_read_for_the_types_heat_allows() -> None:
+    [constraint] = custom().parameters["p"].constraints
+    assert (constraint.kind, constraint.custom) == ("custom_constraint", "even")
+    for type_name in ("string", "comma_delimited_list", "boolean"):
+        assert custom(type_name).parameters["p"].constraints[0].custom == "even"
+    [problem] = load_problems({"j": {"type": "json", "constraints": [{"custom_constraint": "x"}]}})
+    assert problem == (
+        "parameters.j.constraints.0.custom_constraint: does not apply to json parameters; it "
+        "applies to string, number, comma_delimited_list, boolean"
+    )
+    bad = [{"custom_constraint": ""}, {"custom_constraint": ["ip_addr"]}]
+    problems = load_problems({"s": {"type": "string", "constraints": bad}})
+    assert problems == [
+        f"parameters.s.constraints.{i}.custom_constraint: must name a constraint (a string "
+        "such as ip_addr)"
+        for i in (0, 1)
+    ]
+
+
+def test_custom_constraints_are_checked_only_with_the_checks_of_a_request() -> None:
+    template = custom(constraint={"description": "pairs only"})
+    assert validate_parameters(template, {"p": 3}) == {"p": 3}  # a stored stack: unchecked
+    assert validate_parameters(template, {"p": 4}, Checks()) == {"p": 4}
+    with pytest.raises(ParameterError) as caught:
+        validate_parameters(template, {"p": 3}, Checks())
+    assert [str(p) for p in caught.value.problems] == [
+        "parameters.p: the value does not pass the custom constraint 'even': 3 is odd (pairs only)"
+    ]
+
+
+def test_a_constraint_the_checks_do_not_know_is_passed_over() -> None:
+    template = one("string", constraints=[{"custom_constraint": "nova.flavor"}])
+    assert validate_parameters(template, {"p": "m1.tiny"}, Checks()) == {"p": "m1.tiny"}
+
+
+def test_each_item_of_a_list_is_checked() -> None:
+    template = custom("comma_delimited_list")
+    assert validate_parameters(template, {"p": "2,4"}, Checks()) == {"p": ["2", "4"]}
+    with pytest.raises(ParameterError, match=r"item 1 of the value does not pass .*: 5 is odd"):
+        validate_parameters(template, {"p": "2,5"}, Checks())
+
+
+def test_a_default_is_checked_against_its_custom_constraints_at_its_path() -> None:
+    template = custom(default=7)  # it loads: there are no checks when a template loads
+    with pytest.raises(ParameterError) as caught:
+        validate_parameters(template, {}, Checks())
+    assert [p.path for p in caught.value.problems] == ["parameters.p.default"]
+    assert validate_parameters(template, {"p": 8}, Checks()) == {"p": 8}
+
+
+def test_a_hidden_value_is_not_quoted_by_its_checker() -> None:
+    template = custom(hidden=True)
+    with pytest.raises(ParameterError) as caught:
+        validate_parameters(template, {"p": 12345}, Checks())
+    assert str(caught.value.problems[0]) == (
+        "parameters.p: the value does not pass the custom constraint 'even'"
+    )
+    assert "12345" not in str(caught.value)

@@ -1,7 +1,8 @@
 """`conv-tasks template show|validate`: a stack's template, and checking a template file.
 
 `template validate` runs the engine's validate_template in the CLI's own process,
-with the resource types installed there; `template show` asks the engine, whose
+with the resource types and custom constraint checkers installed there (and its
+CONV_TASKS_STRICT_CONSTRAINTS); `template show` asks the engine, whose
 views mask hidden parameters' defaults.
 """
 
@@ -74,7 +75,9 @@ def template_validate(
     """Check a template without parameter values (values given are checked), with its
     environments and the files they refer to; print its resources in dependency order, or
     every problem with its line and column. Exit 1 if any."""
+    from conv_tasks.constraints import installed_checkers
     from conv_tasks.engine import validate_template
+    from conv_tasks.settings import get_settings
 
     collected = read_template_files(path, environment_files)
     result = validate_template(
@@ -83,6 +86,7 @@ def template_validate(
         filename=path,
         environment=collected.environments,
         files=collected.files,
+        constraints=installed_checkers().strictly(get_settings().strict_constraints),
     )
     render.show_validation(path, result, as_json=ctx.as_json or local_json)
     if not result["valid"]:

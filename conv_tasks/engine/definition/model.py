@@ -13,7 +13,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from conv_tasks.constraints import ConstraintCheckers
 from conv_tasks.engine.definition.cache import ByteBoundedCache
+from conv_tasks.engine.definition.custom_constraints import unchecked_constraints
 from conv_tasks.engine.definition.providers import environment_lookup, with_providers
 from conv_tasks.engine.definition.redact import MASK, Redactor
 from conv_tasks.engine.definition.secret_properties import known_secret_values, secret_properties
@@ -97,10 +99,15 @@ class StackDefinition:
         files: Mapping[str, str] | None = None,
         environment: Environment | None = None,
         facade: Mapping[str, Any] | None = None,
+        constraints: ConstraintCheckers | None = None,
     ) -> StackDefinition:
         """Load and check a template, its environment and parameters (explicit ones win over
         the environment's), with each resource's type mapped through the environment's
         resource_registry. Raises with every problem found.
+
+        constraints: the custom constraint checkers of a request, which check the values
+        and warn of (or, strict, refuse) a constraint they lack; None for a stored template,
+        whose values were checked when it was given (an `expiration` passes in time).
 
         files: the text of the files get_file names. facade: the definition of the parent
         resource (metadata, deletion_policy, update_policy) when the template is used as a
@@ -111,8 +118,13 @@ class StackDefinition:
         template = load_template(source, files=files)
         mapped = map_resource_types(template, environment, files)
         template = mapped.template
+        constraint_warnings: list[str] = []
+        if constraints is not None:
+            refused, constraint_warnings = unchecked_constraints(template, constraints)
+            if refused:
+                raise TemplateError(refused)
         values = validate_parameters(
-            template, parameter_values(template.parameters, parameters, environment)
+            template, parameter_values(template.parameters, parameters, environment), constraints
         )
         template = apply_conditions(template, values)
         # Before the calls are replaced: what reads a facade derived from hidden values.
@@ -147,7 +159,7 @@ class StackDefinition:
             redact=Redactor(hidden),
             dependencies=deps,
             attributes_needed=_attributes_needed(template, registry),
-            warnings=tuple(warnings),
+            warnings=(*constraint_warnings, *warnings),
             hidden_resources=hidden_resources,
             hidden_outputs=hidden_outputs,
             attribute_references=template.attribute_references(),

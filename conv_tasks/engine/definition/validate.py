@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from conv_tasks.constraints import ConstraintCheckers, installed_checkers
+from conv_tasks.engine.definition.custom_constraints import unchecked_constraints
 from conv_tasks.engine.definition.providers import environment_lookup, with_providers
 from conv_tasks.engine.definition.stack_inputs import request_inputs
 from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
@@ -24,7 +26,7 @@ from conv_tasks.template import Template, load_template, misspelt_function
 from conv_tasks.template.document import join_path
 from conv_tasks.template.environment import EMPTY, Environment, is_provider, parameter_values
 from conv_tasks.template.functions import ArgumentError, GetAttr, function_call, parse_call
-from conv_tasks.template.parameters import check_value
+from conv_tasks.template.parameters import check_value, default_problems
 from conv_tasks.template.patterns import PatternWork
 from conv_tasks.template.type_mapping import map_resource_types, resolve_type
 from conv_tasks.template.yaml_source import TemplateSyntaxError, node_marks, parse_yaml
@@ -40,11 +42,16 @@ def validate_template(
     filename: str = "template",
     environment: Sequence[str | Mapping[str, Any]] | None = None,
     files: Mapping[str, Any] | None = None,
+    constraints: ConstraintCheckers | None = None,
 ) -> dict[str, Any]:
     """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
     "dependencies", "types"}. Never raises for a problem of the template, its environments,
-    files or the values. "types" are the types after the environments' resource_registry."""
+    files or the values. "types" are the types after the environments' resource_registry.
+    constraints: the custom constraint checkers (those installed, not strict, by default):
+    values and defaults are checked with them, and a constraint none provides is a warning
+    (strict: an error)."""
     registry = registry or default_registry()
+    constraints = constraints or installed_checkers()
     try:
         inputs = request_inputs(environment, files)
     except ConvTasksError as exc:
@@ -79,11 +86,14 @@ def validate_template(
             registry = with_providers(registry, mapped.providers, inputs.files)
         except ConvTasksError as exc:
             return _result(_located(_problems(exc), marks))
-    problems.extend(_environment_problems(template, inputs.environment))
-    problems.extend(_parameter_problems(template, parameters or {}))
+    unchecked, constraint_warnings = unchecked_constraints(template, constraints)
+    problems.extend(unchecked)
+    problems.extend(_environment_problems(template, inputs.environment, constraints))
+    problems.extend(_parameter_problems(template, parameters or {}, constraints))
     found, warnings = resource_problems(
         template, registry, environment_lookup(registry, inputs.environment, inputs.files)
     )
+    warnings = [*constraint_warnings, *warnings]
     problems.extend(found)
     problems.extend(attribute_problems(template, registry))
     dependencies = template.dependencies()
@@ -177,7 +187,9 @@ def _values(value: Any, path: str) -> Iterator[tuple[Any, str]]:
             todo.extend((v, join_path(where, i)) for i, v in enumerate(item))
 
 
-def _environment_problems(template: Template, environment: Environment) -> list[Problem]:
+def _environment_problems(
+    template: Template, environment: Environment, constraints: ConstraintCheckers
+) -> list[Problem]:
     """The environment's parameters must be the template's, and fit their declarations."""
     try:
         values = parameter_values(template.parameters, {}, environment)
@@ -189,7 +201,8 @@ def _environment_problems(template: Template, environment: Environment) -> list[
         section = "parameters" if name in environment.parameters else "parameter_defaults"
         if value is not None:
             path = join_path(f"environment.{section}", name)
-            problems.extend(check_value(template.parameters[name], value, path, work)[1])
+            schema = template.parameters[name]
+            problems.extend(check_value(schema, value, path, work, constraints)[1])
     return problems
 
 
@@ -250,11 +263,16 @@ def _get_attrs(value: Any, path: str) -> Iterator[tuple[GetAttr, str]]:
             yield parsed, join_path(where, "get_attr")
 
 
-def _parameter_problems(template: Template, values: Mapping[str, Any]) -> list[Problem]:
-    """Values given are checked; a parameter without a value is not a problem here."""
+def _parameter_problems(
+    template: Template, values: Mapping[str, Any], constraints: ConstraintCheckers
+) -> list[Problem]:
+    """Values given are checked; a parameter without a value is not a problem here. The
+    defaults are checked against the custom constraints (the others were when it loaded)."""
     if not isinstance(values, Mapping):
         return [Problem("parameters", "must be a mapping of names to values")]
     problems = []
+    for name, declared in template.parameters.items():
+        problems.extend(default_problems(declared, join_path("parameters", name), constraints))
     work = PatternWork()
     for name, value in values.items():
         path = join_path("parameters", name)
@@ -263,7 +281,7 @@ def _parameter_problems(template: Template, values: Mapping[str, Any]) -> list[P
             message = suggesting("is not a parameter of this template", name, template.parameters)
             problems.append(Problem(path, message))
         elif value is not None:
-            problems.extend(check_value(schema, value, path, work)[1])
+            problems.extend(check_value(schema, value, path, work, constraints)[1])
     return problems
 
 

@@ -111,7 +111,12 @@ def _preview_create(
 ) -> dict[str, Any]:
     inputs = request_inputs(environment, files)
     definition = StackDefinition.build(
-        template, parameters, env.registry, files=inputs.files, environment=inputs.environment
+        template,
+        parameters,
+        env.registry,
+        files=inputs.files,
+        environment=inputs.environment,
+        constraints=env.constraints,
     )
     plan = plan_traversal((), definition.dependencies)
     entries = [

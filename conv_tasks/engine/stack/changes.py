@@ -106,6 +106,7 @@ def create(
         files=inputs.files,
         environment=inputs.environment,
         facade=facade,
+        constraints=env.constraints,
     )
     check_connections(definition, tenant, env.connections, env.registry)
     new = NewStack(

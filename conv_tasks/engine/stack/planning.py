@@ -90,6 +90,7 @@ def plan_change(
         files=inputs.files,
         environment=inputs.environment,
         facade=facade,
+        constraints=env.constraints,
     )
     if declares_immutable(definition):
         check_immutable(env.definitions.of_row(current), definition)

@@ -181,3 +181,69 @@ def test_template_validate_and_the_resource_types(openstack: OpenStack) -> None:
         t["Resource Type"] for t in openstack.json("orchestration", "resource", "type", "list")
     }
     assert {"OS::Heat::TestResource", "ConvTasks::HTTP::Resource", "OS::Heat::Stack"} <= types
+
+
+GROUP_PARENT = """\
+heat_template_version: 2018-08-31
+resources:
+  group:
+    type: OS::Heat::ResourceGroup
+    properties:
+      count: 2
+      resource_def:
+        type: members/child.yaml
+        properties: {label: "member-%index%"}
+  extra:
+    type: My::Extra
+outputs:
+  motds:
+    value: {get_attr: [group, motd]}
+  extra:
+    value: {get_attr: [extra, motd]}
+"""
+GROUP_CHILD = """\
+heat_template_version: 2018-08-31
+parameters:
+  label: {type: string, default: extra}
+resources:
+  v:
+    type: OS::Heat::Value
+    properties:
+      value:
+        str_replace:
+          template: {get_file: motd.txt}
+          params: {NAME: {get_param: label}}
+outputs:
+  motd:
+    value: {get_attr: [v, value]}
+"""
+
+
+def test_a_group_of_provider_templates_by_heatclients_file_urls(openstack: OpenStack) -> None:
+    # heatclient rewrites every template file it sends (a group's member type, a
+    # resource_registry value, a get_file inside them) to an absolute file:/// URL and keys
+    # the files by it: the stack converges with those names as it does with relative ones.
+    folder = openstack.cwd / "grouped"
+    write(folder, "members/child.yaml", GROUP_CHILD)
+    write(folder, "members/motd.txt", "hello NAME")
+    write(folder, "envs/providers/child.yaml", GROUP_CHILD.replace("motd.txt", "extra.txt"))
+    write(folder, "envs/providers/extra.txt", "extra NAME")
+    environment = write(
+        folder, "envs/env.yaml", "resource_registry:\n  My::Extra: providers/child.yaml\n"
+    )
+    template = write(folder, "parent.yaml", GROUP_PARENT)
+    name = f"osc-{uuid.uuid4().hex[:6]}"
+
+    valid = openstack.run(
+        "orchestration", "template", "validate", "-t", str(template), "-e", str(environment)
+    )
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    created = openstack.json(
+        "stack", "create", "-t", str(template), "-e", str(environment), "--wait", name
+    )
+    assert created["stack_status"] == "CREATE_COMPLETE", created
+    assert outputs(openstack, name) == {
+        "motds": ["hello member-0", "hello member-1"],
+        "extra": "extra extra",
+    }
+    openstack.ok("stack", "delete", "--yes", "--wait", name)
