@@ -2,8 +2,9 @@
 
 provider_template_type(type_name, template_text) makes a ResourceType class whose
 properties are the template's parameters (their types and defaults; required when there
-is no default) and whose attributes are the template's outputs plus OS::stack_id. Each
-resource of that type owns a child stack of the template, with its properties as the
+is no default, neither in the template nor in the environment's parameter_defaults) and
+whose attributes are the template's outputs plus OS::stack_id. Each resource of that type
+owns a child stack of the template, with its properties as the
 child's parameters. Its reference is the child's `OS::stack_id` output when the template
 defines one, else the child stack's id. The environment's resource_registry decides which
 type names map to which template; this module only makes the class.
@@ -43,11 +44,13 @@ PROPERTY_TYPES: Mapping[str, str] = {
 }
 
 
-def _property(parameter: ParameterSchema) -> PropertySchema:
+def _property(parameter: ParameterSchema, *, defaulted: bool) -> PropertySchema:
+    """The property that carries `parameter`; `defaulted`: the environment's
+    parameter_defaults give it a value, so, as in Heat, it is not required either."""
     return PropertySchema(
         PROPERTY_TYPES[parameter.type],
         parameter.description or parameter.label,
-        required=not parameter.has_default,
+        required=not (parameter.has_default or defaulted),
         # No default here: a property not given is not passed, so the child's own default,
         # or the environment's parameter_defaults, apply there (as Heat passes only the
         # values the user set).
@@ -89,10 +92,12 @@ def provider_template_type(
     *,
     path: str = "",
     files: Mapping[str, str] | None = None,
+    parameter_defaults: Mapping[str, Any] | None = None,
 ) -> type[ResourceType]:
     """A ResourceType implemented by the template in `template_text` (`path` names it in
-    errors; `files` are the files its get_file calls read). TemplateError naming the type
-    if the template does not load."""
+    errors; `files` are the files its get_file calls read; `parameter_defaults` the
+    environment's, which the child stack inherits: a parameter they set is not a required
+    property). TemplateError naming the type if the template does not load."""
     try:
         template = load_template(template_text, filename=path or type_name, files=files)
     except TemplateError as exc:
@@ -102,7 +107,10 @@ def provider_template_type(
                 for problem in exc.problems
             ]
         ) from None
-    properties = {name: _property(p) for name, p in template.parameters.items()}
+    defaults = parameter_defaults or {}
+    properties = {
+        name: _property(p, defaulted=name in defaults) for name, p in template.parameters.items()
+    }
     attributes = {
         name: AttributeSchema(output.description or f"The output {name} of the template.")
         for name, output in template.outputs.items()

@@ -133,7 +133,9 @@ class StackDefinition:
         registry = registry or default_registry()
         types: Registry | None = None
         if mapped.providers:
-            types = registry = with_providers(registry, mapped.providers, files)
+            types = registry = with_providers(
+                registry, mapped.providers, files, environment.parameter_defaults
+            )
         problems, warnings = resource_problems(
             template, registry, environment_lookup(registry, environment, files)
         )

@@ -11,6 +11,7 @@ This module must never touch the database itself; callers hand it definitions.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from conv_tasks.errors import NotFound, NotSupported, Problem, TemplateError
 from conv_tasks.resources import Registry, ResourceType
@@ -28,9 +29,13 @@ _NO_RESOURCE = ""
 
 
 def with_providers(
-    registry: Registry, providers: Mapping[str, ProviderTemplate], files: Mapping[str, str]
+    registry: Registry,
+    providers: Mapping[str, ProviderTemplate],
+    files: Mapping[str, str],
+    parameter_defaults: Mapping[str, Any] | None = None,
 ) -> Registry:
-    """`registry` plus a type for each provider template, named by its file. Raises
+    """`registry` plus a type for each provider template, named by its file (a parameter
+    that the environment's `parameter_defaults` set is not a required property). Raises
     TemplateError naming the resource for a provider template that does not load."""
     classes: dict[str, type[ResourceType]] = {}
     problems: list[Problem] = []
@@ -39,7 +44,11 @@ def with_providers(
             continue
         try:
             classes[provider.path] = provider_template_type(
-                provider.path, provider.text, path=provider.path, files=files
+                provider.path,
+                provider.text,
+                path=provider.path,
+                files=files,
+                parameter_defaults=parameter_defaults,
             )
         except TemplateError as exc:
             problems.extend(
@@ -105,7 +114,13 @@ def environment_lookup(
             if text is None:
                 return None
             try:
-                return provider_template_type(target, text, path=target, files=files)
+                return provider_template_type(
+                    target,
+                    text,
+                    path=target,
+                    files=files,
+                    parameter_defaults=environment.parameter_defaults,
+                )
             except TemplateError:
                 return ProviderTemplateResource
         try:

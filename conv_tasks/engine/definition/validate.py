@@ -83,7 +83,9 @@ def validate_template(
     problems: list[Problem] = []
     if mapped.providers:
         try:
-            registry = with_providers(registry, mapped.providers, inputs.files)
+            registry = with_providers(
+                registry, mapped.providers, inputs.files, inputs.environment.parameter_defaults
+            )
         except ConvTasksError as exc:
             return _result(_located(_problems(exc), marks))
     unchecked, constraint_warnings = unchecked_constraints(template, constraints)
