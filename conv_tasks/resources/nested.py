@@ -63,6 +63,7 @@ class NestedStackResource(ResourceType):
 
     # Output names depend on the child's template.
     dynamic_attributes: ClassVar[bool] = True
+    owns_child_stack: ClassVar[bool] = True
 
     def child_request(self, ctx: ActionContext) -> ChildRequest:
         """What the child stack should be for these properties."""

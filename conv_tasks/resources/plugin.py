@@ -200,6 +200,11 @@ class ResourceType:
     # True if attributes() may give names beyond attributes_schema (they depend on the
     # properties): `template validate` then does not check get_attr against the schema.
     dynamic_attributes: ClassVar[bool] = False
+    # True for a type whose resources own a child stack (a nested stack, a provider
+    # template, a group): the child inherits the stack's files, parameter_defaults and
+    # resource_registry, so a change of those alone converges the resource, and the child
+    # updates as Heat always updates nested stacks (a provider template's new text in files).
+    owns_child_stack: ClassVar[bool] = False
     # The schema of the resource's update_policy section; None: the type has none, and a
     # template that gives one is refused.
     update_policy_schema: ClassVar[Mapping[str, PropertySchema] | None] = None

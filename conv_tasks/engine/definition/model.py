@@ -8,6 +8,7 @@ definition is built once per template id per process and kept in a cache bounded
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -88,6 +89,10 @@ class StackDefinition:
     # The resources that read a facade derived from the parent's hidden parameters: their
     # properties hold those values where the calls were, so they are masked whole.
     facade_readers: frozenset[str] = frozenset()
+    # A digest of what a child stack inherits from this stack (files, parameter_defaults,
+    # resource_registry); None when it inherits nothing. Part of the definition hash of
+    # every resource that owns a child stack.
+    inherited_digest: str | None = None
 
     @classmethod
     def build(
@@ -171,6 +176,7 @@ class StackDefinition:
             files=files,
             types=types,
             facade_readers=tainted,
+            inherited_digest=inherited_digest(files, environment),
         )
 
     def prepare(
@@ -178,15 +184,21 @@ class StackDefinition:
     ) -> PreparedResource:
         """The resource resolved against its inputs, its properties checked; its definition
         hash also covers what its type counts of the references to it (a group: the member
-        attributes read), so the engine and preview decide alike."""
+        attributes read) and, for a type that owns a child stack, what the child inherits
+        (a provider template's text among the files), so the engine and preview decide
+        alike."""
         resolved = resolve_resource(self.template, name, self.parameters, inputs)
         resource_type = self.plugin_type(resolved.type, registry)
         properties = prepare_properties(
             resource_type, resolved.properties, path=f"resources.{name}.properties"
         )
+        digest = resolved.definition_hash
         counted = resource_type.references_in_definition(self.attribute_references.get(name, ()))
         if counted is not None:
-            digest = definition_hash(resolved.definition_hash, counted, None)
+            digest = definition_hash(digest, counted, None)
+        if resource_type.owns_child_stack and self.inherited_digest is not None:
+            digest = definition_hash(digest, self.inherited_digest, None)
+        if digest != resolved.definition_hash:
             resolved = replace(resolved, definition_hash=digest)
         return PreparedResource(resolved, resource_type, properties)
 
@@ -223,6 +235,26 @@ class StackDefinition:
                 )
             return f"details withheld: the properties of {resource} derive from {source}"
         return self.redact(text)
+
+
+def inherited_digest(files: Mapping[str, str], environment: Environment) -> str | None:
+    """sha256 of what a child stack inherits from its parent (its files, parameter_defaults
+    and stack-wide resource_registry: engine.features.nested hands these down), None if
+    nothing: stacks without them keep the definition hashes they always had."""
+    if not (files or environment.parameter_defaults or environment.registry):
+        return None
+    inherited = {
+        "files": dict(files),
+        "parameter_defaults": environment.parameter_defaults,
+        "resource_registry": environment.registry,
+    }
+    canonical = json.dumps(inherited, sort_keys=True, separators=(",", ":"), default=_plain)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    # Mappings kept read-only (MappingProxyType) are written as the dicts they hold.
+    return dict(value) if isinstance(value, Mapping) else str(value)
 
 
 def _attributes_needed(template: Template, registry: Registry) -> dict[str, frozenset[str]]:

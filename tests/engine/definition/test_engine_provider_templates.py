@@ -58,3 +58,36 @@ def test_without_parameter_defaults_the_parameter_is_still_required() -> None:
     assert [(e["path"], e["message"]) for e in result["errors"]] == [
         ("resources.box.properties.label", "is required but has no value.")
     ]
+
+
+def _box_hash(files: dict[str, str], environment: dict[str, Any], name: str = "box") -> str:
+    definition = StackDefinition.build(
+        PARENT, {}, files=files, environment=merge_environments([environment])
+    )
+    return definition.prepare(name, {}).resolved.definition_hash
+
+
+def test_a_new_text_of_the_provider_template_changes_the_definition() -> None:
+    env = _env(parameter_defaults={"label": "e"})
+    before = _box_hash({"box.yaml": BOX}, env)
+    assert _box_hash({"box.yaml": BOX}, env) == before
+    changed = BOX.replace("{get_param: label}", "changed")
+    assert changed != BOX and _box_hash({"box.yaml": changed}, env) != before
+    # What the child inherits besides: another file (a get_file of the child's), the
+    # parameter_defaults, the stack-wide resource_registry.
+    assert _box_hash({"box.yaml": BOX, "script.sh": "echo"}, env) != before
+    assert _box_hash({"box.yaml": BOX}, _env(parameter_defaults={"label": "f"})) != before
+    other = {**env, "resource_registry": {**REGISTRY, "My::Other": "OS::Heat::None"}}
+    assert _box_hash({"box.yaml": BOX}, other) != before
+
+
+def test_a_resource_without_a_child_stack_keeps_its_hash_whatever_the_files() -> None:
+    plain = """heat_template_version: 2018-08-31
+resources:
+  r: {type: OS::Heat::TestResource, properties: {value: x}}
+"""
+    hashes = {
+        StackDefinition.build(plain, {}, files=files).prepare("r", {}).resolved.definition_hash
+        for files in ({}, {"a.txt": "1"}, {"a.txt": "2"})
+    }
+    assert len(hashes) == 1
