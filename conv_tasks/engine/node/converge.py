@@ -210,11 +210,20 @@ def _resume(
     prepared: PreparedResource,
 ) -> Outcome:
     """Carry on an action whose worker died: start its step again with the same token (and
-    the facade of the definition the node converges to: a child stack started again reads
-    the same). Once it finishes, the node converges afresh if that action's definition is
-    not the one this traversal wants."""
-    facade = _facade(run.definition(), prepared)
-    return step_action(run, head, claim, wanted, first=True, facade=facade, prepared=prepared)
+    the facade, update_policy and attribute references of the definition the node converges
+    to: a child stack started again reads the same). Once it finishes, the node converges
+    afresh if that action's definition is not the one this traversal wants."""
+    definition = run.definition()
+    return step_action(
+        run,
+        head,
+        claim,
+        wanted,
+        first=True,
+        facade=_facade(definition, prepared),
+        prepared=prepared,
+        starting=lambda ctx: _starting(ctx, definition, prepared),
+    )
 
 
 def _converged(

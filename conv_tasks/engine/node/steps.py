@@ -11,7 +11,7 @@ otherwise the node is delivered again to decide afresh (issue 18).
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,6 +24,7 @@ from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput, read_stored_output, stored_output
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
+from conv_tasks.resources import ActionContext
 from conv_tasks.statuses import Action, Status
 from conv_tasks.template import ResourceData
 
@@ -117,7 +118,11 @@ def step_action(
     first: bool,
     facade: Mapping[str, Any] | None = None,
     prepared: PreparedResource | None = None,
+    starting: Callable[[ActionContext], ActionContext] | None = None,
 ) -> Outcome:
+    """One step of the version's action under way. `starting` adds to a first step's context
+    what only a first step reads (the update_policy, the references to the resource's
+    attributes)."""
     action = Action(version.action)
     old = next((v for v in claim.versions if v.id == version.replaces), None)
     plugin = run.plugin(version)
@@ -130,6 +135,8 @@ def step_action(
         old_properties=old.properties if old is not None and action == Action.UPDATE else None,
         facade=facade,
     )
+    if first and starting is not None:
+        ctx = starting(ctx)
     step = run_step(plugin, ctx, first=first, wanted_attributes=wanted)
     return after_step(run, version, action, step, claim, prepared=prepared)
 
