@@ -218,6 +218,13 @@ class ResourceType:
         return None
 
     @classmethod
+    def has_attribute(cls, attribute: str) -> bool:
+        """Whether get_attr may name `attribute` on a resource of this type, for `template
+        validate`: one of attributes_schema, or any name for a type with dynamic_attributes
+        (a provider template adds its child's resource.NAME and resource.NAME.ATTR)."""
+        return cls.dynamic_attributes or attribute in cls.attributes_schema
+
+    @classmethod
     def reference_problem(cls, attribute: str, path: Sequence[Any]) -> str | None:
         """Why get_attr [resource, attribute, *path] can never have a value, as a sentence,
         for `template validate`; None if it can (the default)."""

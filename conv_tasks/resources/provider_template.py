@@ -3,17 +3,20 @@
 provider_template_type(type_name, template_text) makes a ResourceType class whose
 properties are the template's parameters (their types and defaults; required when there
 is no default, neither in the template nor in the environment's parameter_defaults) and
-whose attributes are the template's outputs plus OS::stack_id. Each resource of that type
-owns a child stack of the template, with its properties as the
-child's parameters. Its reference is the child's `OS::stack_id` output when the template
-defines one, else the child stack's id. The environment's resource_registry decides which
-type names map to which template; this module only makes the class.
+whose attributes are the template's outputs plus OS::stack_id, and Heat's resource.NAME
+and resource.NAME.ATTR (the reference or an attribute of the child's resource NAME: the
+child's template then carries an output for each that the parent reads,
+conv_tasks.template.nested_attributes). Each resource of that type owns a child stack of
+the template, with its properties as the child's parameters. Its reference is the child's
+`OS::stack_id` output when the template defines one, else the child stack's id. The
+environment's resource_registry decides which type names map to which template; this
+module only makes the class.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from conv_tasks.errors import TemplateError
@@ -31,6 +34,8 @@ from conv_tasks.resources.schema import (
 )
 from conv_tasks.template import load_template
 from conv_tasks.template.model import ParameterSchema
+from conv_tasks.template.nested_attributes import nested_key, nested_outputs, nested_problem
+from conv_tasks.template.yaml_source import parse_yaml
 
 STACK_ID = "OS::stack_id"
 
@@ -64,16 +69,43 @@ class ProviderTemplateResource(NestedStackResource):
     template_text: ClassVar[str] = ""
     template_path: ClassVar[str] = ""
     dynamic_attributes: ClassVar[bool] = False
+    # The names of the template's resources, which resource.NAME may read.
+    nested_resources: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def has_attribute(cls, attribute: str) -> bool:
+        return nested_key(attribute) is not None or super().has_attribute(attribute)
+
+    @classmethod
+    def reference_problem(cls, attribute: str, path: Sequence[Any]) -> str | None:
+        where = cls.template_path or getattr(cls, "type_name", "(inline)")
+        return nested_problem(attribute, cls.nested_resources, where)
+
+    @classmethod
+    def references_in_definition(cls, references: Sequence[tuple[str, Sequence[Any]]]) -> Any:
+        # The child carries an output for each resource.NAME(.ATTR) read: reading another
+        # one changes the child's template.
+        return sorted(nested_outputs(references, cls.nested_resources)) or None
 
     def child_request(self, ctx: ActionContext) -> ChildRequest:
         # Properties not given stay out, so the child's own defaults apply.
         parameters = {k: v for k, v in ctx.properties.items() if v is not None}
         return ChildRequest(
-            template=self.template_text,
+            template=self._child_template(ctx),
             parameters=parameters,
             timeout_mins=child_timeout(ctx),
             provider=self.template_path or None,
         )
+
+    def _child_template(self, ctx: ActionContext) -> Mapping[str, Any] | str:
+        """The template text as written, or, when the parent reads resource.NAME(.ATTR), the
+        template with an output for each (under that name, so they read like outputs)."""
+        added = nested_outputs(ctx.attribute_references, self.nested_resources)
+        if not added:
+            return self.template_text
+        document = dict(parse_yaml(self.template_text, filename=self.template_path or "template"))
+        document["outputs"] = {**dict(document.get("outputs") or {}), **added}
+        return document
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         outputs = dict(self.child_outputs(ctx))
@@ -127,5 +159,6 @@ def provider_template_type(
             "template_path": path,
             "properties_schema": properties,
             "attributes_schema": attributes,
+            "nested_resources": frozenset(template.resources),
         },
     )

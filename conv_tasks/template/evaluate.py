@@ -20,6 +20,7 @@ from conv_tasks.template.document import join_path
 from conv_tasks.template.functions import GetAttr, GetParam, function_call, parse_call
 from conv_tasks.template.member_view import MEMBER_VIEW, read_member_view
 from conv_tasks.template.model import ResourceData
+from conv_tasks.template.nested_attributes import nested_attribute
 from conv_tasks.template.unresolvable import Unresolvable
 from conv_tasks.template.versions import DATED_VERSIONS, variant
 
@@ -127,12 +128,11 @@ class Evaluator:
                 return self._member_view(attributes[MEMBER_VIEW], call, path)
             if call.attribute is None:
                 return dict(attributes)
-            if call.attribute not in attributes:
-                raise Unresolvable(
-                    f"resource '{call.resource}' has no attribute '{call.attribute}'"
-                )
-            keys = self._path(call.path, path)
-            return follow(attributes[call.attribute], keys, None)
+            # resource.NAME + [ATTR, ...] is read from resource.NAME.ATTR (a provider's child).
+            attribute, rest = nested_attribute(call.attribute, self._path(call.path, path))
+            if attribute not in attributes:
+                raise Unresolvable(f"resource '{call.resource}' has no attribute '{attribute}'")
+            return follow(attributes[attribute], list(rest), None)
         return self._input(call.name).ref
 
     def _member_view(self, view: Any, call: GetAttr, path: str) -> Any:

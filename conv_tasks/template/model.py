@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conv_tasks.template.functions import GetAttr, GetResource, iter_calls, references
+from conv_tasks.template.nested_attributes import nested_attribute
 
 PARAMETER_TYPES: tuple[str, ...] = ("string", "number", "boolean", "json", "comma_delimited_list")
 DELETION_POLICIES: tuple[str, ...] = ("Delete", "Retain")
@@ -107,14 +108,19 @@ class Template:
         return result
 
     def attributes_needed(self) -> dict[str, frozenset[str]]:
-        """Every resource name -> the top-level attributes that get_attr reads from it."""
+        """Every resource name -> the top-level attributes that get_attr reads from it
+        (get_attr [res, resource.NAME, ATTR] reads resource.NAME.ATTR, as Heat does)."""
         needed: dict[str, set[str]] = {name: set() for name in self.resources}
         found = [ref for snippet in self.resources.values() for ref in snippet.references()]
         for output in self.outputs.values():
             found.extend(references(output.value))
         for ref in found:
             if isinstance(ref, GetAttr) and ref.resource in needed:
-                needed[ref.resource].add(ALL_ATTRIBUTES if ref.attribute is None else ref.attribute)
+                needed[ref.resource].add(
+                    ALL_ATTRIBUTES
+                    if ref.attribute is None
+                    else nested_attribute(ref.attribute, ref.path)[0]
+                )
         return {name: frozenset(attributes) for name, attributes in needed.items()}
 
     def attribute_references(self) -> dict[str, tuple[tuple[str, tuple[Any, ...]], ...]]:

@@ -113,3 +113,91 @@ def test_a_group_of_provider_members_follows_a_new_text_of_their_file(client: Cl
         "crate-m0",
         "crate-m1",
     ]
+
+
+NESTED_READS = {
+    "ref": {"value": {"get_attr": ["box", "resource.a"]}},
+    "dotted": {"value": {"get_attr": ["box", "resource.a.output"]}},
+    "in_path": {"value": {"get_attr": ["box", "resource.a", "output"]}},
+    "old_way": {"value": {"get_attr": ["box", "out"]}},
+}
+
+
+def test_get_attr_resource_name_reads_the_nested_resource(client: Client) -> None:
+    """Heat's NestedAttributesTest: resource.NAME is the reference of the child's resource,
+    resource.NAME.ATTR (or ATTR after it in the path) its attribute; validate accepts what
+    create then gives."""
+    body = _parent("v1", outputs=NESTED_READS)
+    files = {"box.yaml": BOX}
+    assert client.validate(body, environment=[ENV], files=files)["valid"]
+    stack_id = client.create("nested-reads", body, environment=[ENV], files=files)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    [child] = children_of(stack_id)
+    [a] = [r for r in client.resources(child.id) if r["name"] == "a"]
+    outputs = {name: out["value"] for name, out in client.outputs(stack_id).items()}
+    assert outputs == {
+        "ref": a["physical_id"],
+        "dotted": "v1-env",
+        "in_path": "v1-env",
+        "old_way": "v1-env",
+    }
+    assert a["physical_id"]
+
+    # A resource that reads a nested attribute no one read before, in an update: the
+    # child's template gains its output, and the resource its value.
+    more = _parent("v2", outputs=NESTED_READS)
+    more["resources"]["user"] = {
+        "type": "OS::Heat::TestResource",
+        "properties": {"value": {"get_attr": ["box", "resource.a", "output"]}},
+    }
+    more["outputs"]["a_id"] = {"value": {"get_attr": ["box", "resource.a.physical_id"]}}
+    client.update(stack_id, more, environment=[ENV], files=files)
+    assert client.wait(stack_id)["status"] == "UPDATE_COMPLETE"
+    outputs = {name: out["value"] for name, out in client.outputs(stack_id).items()}
+    assert outputs["in_path"] == outputs["dotted"] == "v2-env"
+    assert outputs["a_id"] == outputs["ref"] == a["physical_id"]
+    assert [o.properties["value"] for o in sandbox_objects(stack_id)] == ["v2-env"]
+
+
+def test_validate_refuses_a_nested_resource_the_provider_lacks(client: Client) -> None:
+    body = _parent("v1", outputs={"bad": {"value": {"get_attr": ["box", "resource.b.output"]}}})
+    result = client.validate(body, environment=[ENV], files={"box.yaml": BOX})
+    assert [(e["path"], e["message"]) for e in result["errors"]] == [
+        (
+            "outputs.bad.value.get_attr",
+            "the provider template box.yaml has no resource 'b'; its resources: a",
+        )
+    ]
+
+
+OUTER = """heat_template_version: 2018-08-31
+parameters:
+  value: {type: string}
+resources:
+  inner:
+    type: My::Box
+    properties: {value: {get_param: value}}
+"""
+
+
+def test_resource_name_reads_through_two_levels_of_provider_templates(client: Client) -> None:
+    env = {
+        "resource_registry": {"My::Box": "box.yaml", "My::Outer": "outer.yaml"},
+        "parameter_defaults": {"label": "env"},
+    }
+    body = template(
+        {"outer": {"type": "My::Outer", "properties": {"value": "deep"}}},
+        outputs={
+            "inner_ref": {"value": {"get_attr": ["outer", "resource.inner"]}},
+            "a_output": {"value": {"get_attr": ["outer", "resource.inner.resource.a.output"]}},
+        },
+    )
+    files = {"box.yaml": BOX, "outer.yaml": OUTER}
+    assert client.validate(body, environment=[env], files=files)["valid"]
+    stack_id = client.create("deep", body, environment=[env], files=files)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    [outer_child] = children_of(stack_id)
+    [inner_child] = children_of(outer_child.id)
+    outputs = {name: out["value"] for name, out in client.outputs(stack_id).items()}
+    # The reference of a provider resource is its child stack's id.
+    assert outputs == {"inner_ref": inner_child.id, "a_output": "deep-env"}

@@ -285,3 +285,54 @@ def test_a_provider_template_resource_checks_its_child_too() -> None:
     children = _child()
     assert not cls().check(_checking(children, properties={})).done
     assert children.stacks["c"].state == "CHECK_IN_PROGRESS"
+
+
+# ------------------------------------------------- resource.NAME (issue 25, item 3)
+
+BOXED = """heat_template_version: 2018-08-31
+resources:
+  a: {type: OS::Heat::TestResource, properties: {value: x}}
+outputs:
+  out: {value: {get_attr: [a, output]}}
+"""
+
+
+def test_a_provider_type_offers_its_child_resources_by_name() -> None:
+    cls = provider_template_type("My::Box", BOXED, path="box.yaml")
+    assert cls.has_attribute("out") and cls.has_attribute(STACK_ID)
+    assert cls.has_attribute("resource.a") and cls.has_attribute("resource.a.output")
+    assert not cls.has_attribute("nothing")
+    assert cls.reference_problem("resource.a", ["output"]) is None
+    assert cls.reference_problem("resource.b", []) == (
+        "the provider template box.yaml has no resource 'b'; its resources: a"
+    )
+    # The names read are part of the definition: reading another changes the child.
+    assert cls.references_in_definition([("out", ())]) is None
+    assert cls.references_in_definition([("resource.a", ("output",)), ("resource.a", ())]) == [
+        "resource.a",
+        "resource.a.output",
+    ]
+
+
+def test_the_child_of_a_provider_resource_carries_the_outputs_its_parent_reads() -> None:
+    plugin = provider_template_type("My::Box", BOXED, path="box.yaml")()
+    children = FakeChildren()
+    # Nothing read: the template goes as written.
+    plugin.create(_ctx(children, properties={}))
+    read = (("resource.a", ()), ("resource.a", ("output",)), ("out", ()))
+    plugin.create(_ctx(children, properties={}, attribute_references=read))
+    [(_, plain), (_, request)] = children.calls
+    assert plain.template == BOXED
+    assert isinstance(request.template, dict)
+    assert request.template["outputs"] == {
+        "out": {"value": {"get_attr": ["a", "output"]}},
+        "resource.a": {"value": {"get_resource": "a"}},
+        "resource.a.output": {"value": {"get_attr": ["a", "output"]}},
+    }
+    assert request.template["resources"] == {
+        "a": {"type": "OS::Heat::TestResource", "properties": {"value": "x"}}
+    }
+    # Read back as outputs of the child.
+    outputs = {"out": "x", "resource.a": "a-id", "resource.a.output": "x"}
+    done = replace(_ctx(children), physical_id="child-1", data={"outputs": outputs})
+    assert plugin.attributes(done) == {**outputs, STACK_ID: "child-1"}

@@ -3,9 +3,10 @@
 Checks everything a stack create would check before storing anything, and more, but
 needs no parameter values: a parameter without a value is not an error here, and a value
 given is checked against its declaration. Every get_attr must name an attribute of its
-resource's type (types with dynamic_attributes are not checked: their attributes depend
-on their properties). Every error names its dotted path and, for YAML text, the line and
-column where that path starts (counted from 1); for a mapping there are no positions.
+resource's type (ResourceType.has_attribute: types with dynamic_attributes are not
+checked, their attributes depend on their properties). Every error names its dotted path
+and, for YAML text, the line and column where that path starts (counted from 1); for a
+mapping there are no positions.
 """
 
 from __future__ import annotations
@@ -133,10 +134,8 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
             if reason is not None:
                 problems.append(Problem(path, reason))
                 continue
-            if cls.dynamic_attributes:
-                continue
-            schema = cls.attributes_schema
-            if call.attribute not in schema:
+            if not cls.has_attribute(call.attribute):
+                schema = cls.attributes_schema
                 known = did_you_mean(call.attribute, schema)
                 known = known or f"its attributes: {', '.join(sorted(schema)) or 'none'}"
                 problems.append(
