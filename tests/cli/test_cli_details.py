@@ -127,15 +127,9 @@ def test_events_latest_are_the_newest_that_match(world: str) -> None:
     newest = json.loads(shown(run(world, "stack", "events", "web", "--latest", "2", "-f", "json")))
     assert newest == every[-2:]
     # With a filter: the newest that match, older than the newest events of all.
-    started = json.loads(
-        shown(
-            run(world, "stack", "events", "web", "--latest", "1", "--status", "IN_PROGRESS",
-                "-f", "json")
-        )
-    )  # fmt: skip
-    assert [(e["resource_name"], e["status"]) for e in started] == [
-        ("plain", "CREATE_IN_PROGRESS")
-    ]
+    filtered = ["--latest", "1", "--status", "IN_PROGRESS", "-f", "json"]
+    started = json.loads(shown(run(world, "stack", "events", "web", *filtered)))
+    assert [(e["resource_name"], e["status"]) for e in started] == [("plain", "CREATE_IN_PROGRESS")]
     # --follow on an ended operation: the newest n, then the end.
     lines = shown(run(world, "stack", "events", "web", "--follow", "--latest", "1")).splitlines()
     assert len(lines) == 2 and "CREATE_COMPLETE" in lines[0]
