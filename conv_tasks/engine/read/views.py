@@ -27,6 +27,9 @@ def stack_definition(env: EngineEnv, tx: Transaction, stack: StackRow) -> StackD
     template_id = stack.raw_template_id or stack.prev_raw_template_id
     if template_id is None:
         return None
+    kept = env.definitions.cached(template_id)
+    if kept is not None:
+        return kept  # a stored template never changes: no need to read its row again
     try:
         raw = tx.templates.get(template_id)
     except NotFound:
