@@ -3,8 +3,8 @@ graph, the resources table.
 
 The page reads the stack (conv_tasks.stack.show, deleted ones too, by id), its resources
 one level of nesting down (for the nested stacks' links and the graph's collapsed counts)
-and its latest events (EVENTS_SHOWN of them, never all: a 10,000-resource stack has some
-30,000), all at once; then its traversal graph, unless the stack is big enough for
+and its latest events (EVENTS_SHOWN of them, never all: a 10,000-resource stack's create
+alone writes 20,000), all at once; then its traversal graph, unless the stack is big enough for
 the graph to cost more than the rest (INLINE_GRAPH_LIMIT): then the page asks for it once
 shown. Everything shown comes from the tasks,
 which mask hidden values; nothing here unmasks or derives anything from a value.
