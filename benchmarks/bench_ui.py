@@ -163,12 +163,14 @@ def main(argv: list[str] | None = None) -> None:
             pages[f"  its graph fragment ({size})"] = measure(
                 page(f"{stack}/graph", tenant=TENANT), args.reads
             )
-            for name, kwargs in [
-                ("conv_tasks.stack.resources", {"nested_depth": 1}),
-                ("conv_tasks.stack.graph", {}),
-                ("conv_tasks.stack.events", {"after_id": 0}),
+            for label, name, kwargs in [
+                ("resources", "conv_tasks.stack.resources", {"nested_depth": 1}),
+                ("graph", "conv_tasks.stack.graph", {}),
+                ("events, all", "conv_tasks.stack.events", {"after_id": 0}),
+                # What the page asks for: the 100 it shows and one more.
+                ("events, latest", "conv_tasks.stack.events", {"latest": 101}),
             ]:
-                pages[f"  task {name.rsplit('.', 1)[1]} ({size})"] = measure(
+                pages[f"  task {label} ({size})"] = measure(
                     task(name, stack=made, **kwargs), args.reads
                 )
         write_stacks(args.database_url, args.stacks)

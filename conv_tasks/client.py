@@ -476,15 +476,17 @@ class Client:
         )
 
     def events(
-        self, stack: str, *, after_id: int = 0, nested_depth: int = 0
+        self, stack: str, *, after_id: int = 0, latest: int = 0, nested_depth: int = 0
     ) -> builtins.list[dict[str, Any]]:
         """The stack's events; with nested_depth N, its nested stacks' too, N levels down
-        (each with stack_name), in one order by id."""
+        (each with stack_name), in one order by id. With `latest` n, only the newest n of
+        those after `after_id` (at most MAX_LATEST_EVENTS), still oldest first."""
         return list(
             self.call(
                 "conv_tasks.stack.events",
                 stack=stack,
                 after_id=after_id,
+                latest=latest or None,
                 nested_depth=nested_depth or None,
             )["events"]
         )

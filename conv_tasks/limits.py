@@ -75,6 +75,9 @@ MAX_TIMEOUT_MINS = 7 * 24 * 60
 
 # Ids and cursors (after_id) are PostgreSQL bigints.
 MAX_ID = 2**63 - 1
+# The most events one `latest` read of a stack's events asks for (0 asks for them all): a
+# page of them, about 1.2 MB of JSON, where all of a 10,000-resource stack's are three times that.
+MAX_LATEST_EVENTS = 10_000
 
 # A parameter's allowed_pattern: its length in characters, and the work all the pattern
 # checks of one template load or one set of parameter values may do together, counted as

@@ -16,6 +16,7 @@ from conv_tasks.errors import Problem
 from conv_tasks.input_text import name_problem
 from conv_tasks.limits import (
     MAX_ID,
+    MAX_LATEST_EVENTS,
     MAX_NAME_CHARS,
     MAX_NESTING_DEPTH,
     MAX_REASON_CHARS,
@@ -328,15 +329,37 @@ def resources(tenant: str, stack: str, all_versions: bool, nested_depth: int) ->
     [
         TENANT,
         STACK,
-        Field("after_id", (int,), default=0, low=0, high=Limit(MAX_ID, "MAX_ID")),
+        Field(
+            "after_id",
+            (int,),
+            default=0,
+            description="Only the events after this id (0: from the first).",
+            low=0,
+            high=Limit(MAX_ID, "MAX_ID"),
+        ),
+        Field(
+            "latest",
+            (int,),
+            default=0,
+            description="Only the newest this many of them, still oldest first (0: all).",
+            low=0,
+            high=Limit(MAX_LATEST_EVENTS, "MAX_LATEST_EVENTS"),
+        ),
         NESTED_DEPTH,
     ],
     reads=True,
 )
-def events(tenant: str, stack: str, after_id: int, nested_depth: int) -> dict[str, Any]:
+def events(
+    tenant: str, stack: str, after_id: int, latest: int, nested_depth: int
+) -> dict[str, Any]:
     return {
         "events": engine.list_events(
-            engine_env(), tenant, stack, after_id=after_id, nested_depth=nested_depth
+            engine_env(),
+            tenant,
+            stack,
+            after_id=after_id,
+            latest=latest,
+            nested_depth=nested_depth,
         )
     }
 

@@ -3,7 +3,8 @@ graph, the resources table.
 
 The page reads the stack (conv_tasks.stack.show, deleted ones too, by id), its resources
 one level of nesting down (for the nested stacks' links and the graph's collapsed counts)
-and its events, all at once; then its traversal graph, unless the stack is big enough for
+and its latest events (EVENTS_SHOWN of them, never all: a 10,000-resource stack's create
+alone writes 20,000), all at once; then its traversal graph, unless the stack is big enough for
 the graph to cost more than the rest (INLINE_GRAPH_LIMIT): then the page asks for it once
 shown. Everything shown comes from the tasks,
 which mask hidden values; nothing here unmasks or derives anything from a value.
@@ -33,6 +34,7 @@ RESOURCES_PER_PAGE = 100
 # stack's traversal graph costs more than the rest of the page together.
 INLINE_GRAPH_LIMIT = 500
 MAX_RESOURCE_PAGE = 100_000
+# The page shows the newest this many events; it asks for one more, to know there are older ones.
 EVENTS_SHOWN = 100
 RESOURCE_FILTERS = ("FAILED", "IN_PROGRESS", "COMPLETE")
 
@@ -91,6 +93,7 @@ class StackParts:
     listed: list[dict[str, Any]] = field(default_factory=list)
     nested: list[dict[str, Any]] = field(default_factory=list)
     graph: dict[str, Any] | None = None
+    # The newest events, oldest first: EVENTS_SHOWN of them, and one more when there are older.
     events: list[dict[str, Any]] = field(default_factory=list)
     last_event_id: int = 0
 
@@ -133,7 +136,7 @@ async def read_stack(
     if graph:
         calls["graph"] = ("conv_tasks.stack.graph", {"stack": ref})
     if events:
-        calls["events"] = ("conv_tasks.stack.events", {"stack": ref, "after_id": 0})
+        calls["events"] = ("conv_tasks.stack.events", {"stack": ref, "latest": EVENTS_SHOWN + 1})
     found = await answers(ui, tenant, calls)
     stack = ok(found["show"])["stack"]
     if ref not in (stack.get("id"), stack.get("name")):
@@ -182,7 +185,7 @@ async def stack(ui: UiRequest) -> Response:
         options=options,
         resources=_resources_context(ui, parts, chosen),
         events=list(reversed(parts.events[-EVENTS_SHOWN:])),
-        events_total=len(parts.events),
+        older_events=len(parts.events) > EVENTS_SHOWN,
         last_event_id=parts.last_event_id,
         cli=views.cli_commands(parts.stack["id"], str(parts.stack.get("tenant") or "default")),
     )

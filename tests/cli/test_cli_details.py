@@ -121,6 +121,23 @@ def test_events_filtered_by_resource_and_status(world: str) -> None:
     )
 
 
+def test_events_latest_are_the_newest_that_match(world: str) -> None:
+    every = json.loads(shown(run(world, "stack", "events", "web", "-f", "json")))
+    assert len(every) == 6
+    newest = json.loads(shown(run(world, "stack", "events", "web", "--latest", "2", "-f", "json")))
+    assert newest == every[-2:]
+    # With a filter: the newest that match, older than the newest events of all.
+    filtered = ["--latest", "1", "--status", "IN_PROGRESS", "-f", "json"]
+    started = json.loads(shown(run(world, "stack", "events", "web", *filtered)))
+    assert [(e["resource_name"], e["status"]) for e in started] == [("plain", "CREATE_IN_PROGRESS")]
+    # --follow on an ended operation: the newest n, then the end.
+    lines = shown(run(world, "stack", "events", "web", "--follow", "--latest", "1")).splitlines()
+    assert len(lines) == 2 and "CREATE_COMPLETE" in lines[0]
+    assert lines[-1] == "web: CREATE_COMPLETE"
+    done = run(world, "stack", "events", "web", "--latest", "-1")
+    assert done.returncode == 2 and "--latest" in done.stderr
+
+
 def test_events_follow_prints_until_the_operation_ends(world: str, tmp_path: Path) -> None:
     who = tenant()  # its own: the other tests count the world's stacks
     path = write_template(tmp_path / "t.json", {"slow": test_resource("s", wait_secs=1)})

@@ -102,6 +102,26 @@ def test_event_cursor_outside_a_bigint_is_refused(after_id: int) -> None:
     assert list(problems) == ["after_id"]
 
 
+@pytest.mark.parametrize(
+    ("latest", "said"),
+    [
+        (-1, "must be from 0 to 10000 (MAX_LATEST_EVENTS), got -1"),
+        (limits.MAX_LATEST_EVENTS + 1, "must be from 0 to 10000 (MAX_LATEST_EVENTS), got 10001"),
+        (2**70, "(MAX_LATEST_EVENTS)"),
+        ("100", "must be an integer"),
+        (1.5, "must be an integer"),
+        (True, "must be an integer"),
+        ([100], "must be an integer"),
+    ],
+)
+def test_latest_events_outside_its_bounds_or_not_an_integer_is_refused(
+    latest: Any, said: str
+) -> None:
+    problems = refusal(stack.events, tenant="t", stack="s", after_id=5, latest=latest)
+    assert list(problems) == ["latest"]
+    assert said in problems["latest"], problems
+
+
 @pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan"), 10**400])
 def test_numbers_must_be_finite_anywhere_in_the_payload(number: float) -> None:
     problems = refusal(stack.signal, tenant="t", stack="s", resource="r", details={"n": [number]})

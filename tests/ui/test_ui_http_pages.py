@@ -83,6 +83,26 @@ def test_every_page_shows_the_stack_and_never_its_hidden_value(
         assert marker not in text
 
 
+def test_the_page_shows_the_latest_100_events_and_follows_on_from_the_newest(
+    http: httpx.Client, stacks: Stacks
+) -> None:
+    big = stacks.secret_stack("many", hidden_marker(), resources=50)
+    every = [int(e["id"]) for e in stacks.client.events(big["id"])]
+    assert len(every) > 100  # two for the stack, two for each of its 51 resources
+    shown = page(http, f"/ui/stacks/{big['id']}", stacks.tenant).text
+    rows = [int(i) for i in re.findall(r'data-event-id="(\d+)"', shown)]
+    assert rows == list(reversed(every[-100:]))  # newest first
+    assert 'id="events-older"' in shown and "The latest 100;" in shown
+    # The live stream picks up after the newest event shown.
+    assert re.findall(r"sse-connect=\"[^\"]*after=(\d+)", shown) == [str(every[-1])]
+
+    small = stacks.secret_stack("few", hidden_marker())
+    few = [int(e["id"]) for e in stacks.client.events(small["id"])]
+    shown = page(http, f"/ui/stacks/{small['id']}", stacks.tenant).text
+    assert [int(i) for i in re.findall(r'data-event-id="(\d+)"', shown)] == list(reversed(few))
+    assert 'id="events-older"' not in shown
+
+
 def test_a_nested_stack_is_linked_both_ways(http: httpx.Client, stacks: Stacks) -> None:
     child = (
         "heat_template_version: 2018-08-31\n"

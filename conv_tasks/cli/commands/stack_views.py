@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -18,6 +18,10 @@ from conv_tasks.cli.commands.options import nested_depth_option, tag_list
 from conv_tasks.cli.commands.resource import list_resources
 from conv_tasks.cli.context import Context, pass_ctx
 from conv_tasks.cli.failures import CliFailure, Exit
+from conv_tasks.limits import MAX_LATEST_EVENTS
+
+if TYPE_CHECKING:
+    from conv_tasks.client import Client
 
 EVENT_COLUMNS = ["time", "resource_name", "status", "reason"]
 
@@ -115,6 +119,26 @@ def event_matches(
     return not statuses or any(status == s or status.endswith(f"_{s}") for s in statuses)
 
 
+def latest_events(
+    client: Client,
+    stack: str,
+    latest: int,
+    nested_depth: int,
+    resources: Iterable[str],
+    statuses: Iterable[str],
+) -> tuple[list[dict[str, Any]], int]:
+    """The stack's events that match the filters, only the newest `latest` of them (all with
+    0); and the id of the newest event read, matching or not, to follow on from. Without a
+    filter the engine picks the newest; with one, the newest that match may be older than
+    any n the engine could pick, so every event is read."""
+    resources, statuses = list(resources), list(statuses)
+    filtered = bool(resources or statuses)
+    events = client.events(stack, latest=0 if filtered else latest, nested_depth=nested_depth)
+    rows = [e for e in events if event_matches(e, resources, statuses)]
+    last_id = max((int(e["id"]) for e in events), default=0)
+    return (rows[-latest:] if latest else rows), last_id
+
+
 @click.command("events")
 @click.argument("name")
 @click.option(
@@ -135,6 +159,14 @@ def event_matches(
     help="Print new events as they come, until the "
     "stack's operation ends (JSON lines with -f json).",
 )
+@click.option(
+    "--latest",
+    type=click.IntRange(0, MAX_LATEST_EVENTS),
+    default=0,
+    metavar="N",
+    help="Only the newest N events (of those --resource and --status keep); with --follow, "
+    "the newest N, then new ones as they come. 0: all.",
+)
 @nested_depth_option
 @render.format_options
 @pass_ctx
@@ -144,6 +176,7 @@ def stack_events(
     resources: tuple[str, ...],
     statuses: tuple[str, ...],
     follow: bool,
+    latest: int,
     nested_depth: int,
 ) -> None:
     """List the events of stack NAME (and of its nested stacks with --nested-depth)."""
@@ -151,8 +184,7 @@ def stack_events(
     if follow and nested_depth:
         raise click.UsageError("--follow shows the stack's own events: leave out --nested-depth.")
     if not follow:
-        events = client.events(name, nested_depth=nested_depth)
-        rows = [e for e in events if event_matches(e, resources, statuses)]
+        rows, _ = latest_events(client, name, latest, nested_depth, resources, statuses)
         columns = [*EVENT_COLUMNS[:1], "stack_name", *EVENT_COLUMNS[1:]]
         render.emit_rows(rows, columns if nested_depth else EVENT_COLUMNS, ctx.as_json)
         return
@@ -170,7 +202,13 @@ def stack_events(
     try:
         # By id: a name stops naming the stack once its delete completes.
         stack_id = client.get(name, include_deleted=True)["id"]
-        final = client.wait(stack_id, timeout=float("inf"), on_event=shown)
+        seen = 0
+        if latest:
+            # The newest N first, then everything after the newest event read (shown or not).
+            first, seen = latest_events(client, stack_id, latest, 0, resources, statuses)
+            for event in first:
+                shown(event)
+        final = client.wait(stack_id, timeout=float("inf"), on_event=shown, after_event=seen)
     except KeyboardInterrupt:
         raise CliFailure(
             Exit.INTERRUPTED, f"stopped following stack {name}; its operation goes on."

@@ -340,6 +340,13 @@ class Definitions:
         """Bytes the kept definitions are estimated to hold."""
         return self._cache.used
 
+    def cached(self, template_id: int) -> StackDefinition | None:
+        """The definition of a stored template if this process keeps it, else None: a reader
+        that has it need not read the template's row (a 10,000-resource template is about
+        1 MB of JSON to decode, and its garbage makes the collector walk every kept
+        definition)."""
+        return self._cache.get(template_id)
+
     def get(self, template_id: int, load: Callable[[int], StoredText | None]) -> StackDefinition:
         """The definition of a stored template; `load` gives its JSON text on a miss.
 

@@ -27,6 +27,9 @@ def stack_definition(env: EngineEnv, tx: Transaction, stack: StackRow) -> StackD
     template_id = stack.raw_template_id or stack.prev_raw_template_id
     if template_id is None:
         return None
+    kept = env.definitions.cached(template_id)
+    if kept is not None:
+        return kept  # a stored template never changes: no need to read its row again
     try:
         raw = tx.templates.get(template_id)
     except NotFound:
@@ -149,32 +152,39 @@ def list_events(
     ref: str,
     *,
     after_id: int = 0,
+    latest: int = 0,
     with_deleted: bool = True,
     nested_depth: int = 0,
 ) -> list[dict[str, Any]]:
     """The stack's events by id; with nested_depth N, those of its nested stacks N levels
     down too (event ids are one sequence, so `after_id` pages them all), each naming its
-    stack (`stack_name`)."""
+    stack (`stack_name`). With `latest` n, only the newest n of them (of all those stacks
+    together, after `after_id`), still oldest first."""
     with env.db.transaction() as tx:
         stack = tx.stacks.find_any(tenant, ref) if with_deleted else tx.stacks.find(tenant, ref)
         nested = tx.stacks.descendants(stack, nested_depth, with_deleted=with_deleted)
+        stacks = {one.id: one for one in [stack, *nested]}
+        redactors: dict[str, Redactor] = {}
         shown: list[dict[str, Any]] = []
-        for one in [stack, *nested]:
-            redact = Redactor(()) if one.deleted else redactor_for(stack_definition(env, tx, one))
-            for e in tx.events.list(one.id, after_id=after_id):
-                event = {
-                    "id": e.id,
-                    "resource_name": e.resource_name,
-                    "physical_id": e.physical_id,
-                    "action": e.action,
-                    "status": e.state,
-                    "reason": redact(e.reason or ""),
-                    "time": iso_time(e.created_at),
-                }
-                if nested_depth:
-                    event.update(stack_name=one.name, stack_id=one.id)
-                shown.append(event)
-        return sorted(shown, key=lambda event: event["id"]) if nested else shown
+        for e in tx.events.of_stacks(list(stacks), after_id=after_id, latest=latest):
+            one = stacks[e.stack_id]
+            if one.id not in redactors:
+                redactors[one.id] = (
+                    Redactor(()) if one.deleted else redactor_for(stack_definition(env, tx, one))
+                )
+            event = {
+                "id": e.id,
+                "resource_name": e.resource_name,
+                "physical_id": e.physical_id,
+                "action": e.action,
+                "status": e.state,
+                "reason": redactors[one.id](e.reason or ""),
+                "time": iso_time(e.created_at),
+            }
+            if nested_depth:
+                event.update(stack_name=one.name, stack_id=one.id)
+            shown.append(event)
+        return shown
 
 
 def stack_outputs(env: EngineEnv, tenant: str, ref: str) -> dict[str, Any]:

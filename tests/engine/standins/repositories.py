@@ -213,13 +213,30 @@ class Events:
         return sorted(rows, key=lambda r: r["id"])
 
     def list(
-        self, stack_id: str, *, resource_name: str | None = None, after_id: int = 0
+        self,
+        stack_id: str,
+        *,
+        resource_name: str | None = None,
+        after_id: int = 0,
+        latest: int = 0,
     ) -> list[EventRow]:
-        return [
+        found = [
             freeze(EventRow, columns_of(row))
             for row in self._of("list", stack_id)
             if row["id"] > after_id and resource_name in (None, row["resource_name"])
         ]
+        return found[-latest:] if latest else found
+
+    def of_stacks(
+        self, stack_ids: Sequence[str], *, after_id: int = 0, latest: int = 0
+    ) -> list[EventRow]:
+        self._work.statement("events.of_stacks")
+        rows = sorted(
+            (r for r in self._work.rows("event") if r["stack_id"] in stack_ids),
+            key=lambda r: r["id"],
+        )
+        found = [freeze(EventRow, columns_of(row)) for row in rows if row["id"] > after_id]
+        return found[-latest:] if latest else found
 
     def first_id(self, stack_id: str) -> int | None:
         found = self._of("first_id", stack_id)
