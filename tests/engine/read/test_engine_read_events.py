@@ -11,6 +11,7 @@ from conv_tasks.engine import NewStackRequest, TenantStacks
 from conv_tasks.engine.definition import Definitions
 from conv_tasks.engine.read import list_events
 
+
 def _stack() -> tuple[Any, str]:
     env = standin_env()
     assert isinstance(env.dispatcher, RecordingDispatcher)
