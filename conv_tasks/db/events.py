@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -60,7 +61,7 @@ class Events:
 
     def of_stacks(
         self, stack_ids: Sequence[str], *, after_id: int = 0, latest: int = 0
-    ) -> list[EventRow]:
+    ) -> builtins.list[EventRow]:
         """The events of these stacks after `after_id`, in one order by id (event ids are one
         sequence); with `latest` n, the newest n of them all together."""
         if len(stack_ids) == 1:
@@ -87,7 +88,7 @@ class Events:
         return self._frozen(reversed(list(newest)))
 
     @staticmethod
-    def _frozen(rows: Iterable[Event]) -> list[EventRow]:
+    def _frozen(rows: Iterable[Event]) -> builtins.list[EventRow]:
         return [freeze(EventRow, row) for row in rows]
 
     def first_id(self, stack_id: str) -> int | None:
