@@ -157,6 +157,11 @@ class Resource(Base):
     __table_args__ = (
         UniqueConstraint("stack_id", "name", "version", name="uq_resource_stack_name_version"),
         Index("ix_resource_stack_name", "stack_id", "name"),
+        Index(
+            "ix_resource_in_flight_template",
+            "template_id",
+            postgresql_where=text("status = 'IN_PROGRESS'"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)

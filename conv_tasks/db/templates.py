@@ -9,7 +9,7 @@ from sqlalchemy import delete, exists, or_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from conv_tasks.db.models import RawTemplate, Stack
+from conv_tasks.db.models import RawTemplate, Resource, Stack
 from conv_tasks.db.rows import TemplateRow
 from conv_tasks.db.sealed_columns import open_fields, seal_fields
 from conv_tasks.errors import NotFound
@@ -22,7 +22,13 @@ def _orphaned() -> Any:
     referenced = exists().where(
         or_(Stack.raw_template_id == RawTemplate.id, Stack.prev_raw_template_id == RawTemplate.id)
     )
-    return ~referenced
+    # A superseded traversal's template is named by no stack, but its actions still in flight
+    # read it: to mask hidden values in the reason they fail with at their deadline. Their
+    # versions name it until they end (the partial index ix_resource_in_flight_template).
+    in_flight = exists().where(
+        Resource.template_id == RawTemplate.id, Resource.status == "IN_PROGRESS"
+    )
+    return ~referenced & ~in_flight
 
 
 class Templates:
@@ -63,7 +69,8 @@ class Templates:
         return TemplateRow(id=row.id, **open_fields(self._sealer, "raw_template", stored))
 
     def delete_orphaned(self, *, only: list[int] | None = None) -> int:
-        """Delete templates that neither the current nor the previous template of any stack is.
+        """Delete templates that neither the current nor the previous template of any stack is,
+        nor the template of a resource version whose action is in flight.
 
         The foreign keys on the stack row refuse the delete of a template that a
         concurrent transaction has just started to refer to; then nothing is

@@ -52,9 +52,15 @@ class Templates:
     def delete_orphaned(self, *, only: list[int] | None = None) -> int:
         self._work.statement("templates.delete_orphaned")
         stacks = self._work.rows("stack")
-        referenced = {r["raw_template_id"] for r in stacks} | {
-            r["prev_raw_template_id"] for r in stacks
-        }
+        referenced = (
+            {r["raw_template_id"] for r in stacks}
+            | {r["prev_raw_template_id"] for r in stacks}
+            | {
+                r["template_id"]
+                for r in self._work.rows("resource")
+                if r.get("status") == "IN_PROGRESS"
+            }
+        )
         doomed = [
             row["id"]
             for row in self._work.rows("raw_template")
