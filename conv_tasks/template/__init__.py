@@ -21,12 +21,25 @@ from conv_tasks.template.model import (
     Template,
 )
 from conv_tasks.template.parameters import HIDDEN_VALUE, public_parameters, validate_parameters
+from conv_tasks.template.pseudo_parameters import (
+    PLACEHOLDERS,
+    PSEUDO_PARAMETERS,
+    STACK_ID,
+    StackIdentity,
+    pseudo_values,
+    refuse_given,
+    with_identity,
+    without_pseudo,
+)
 from conv_tasks.template.resolve import definition_hash, resolve_outputs, resolve_resource
 
 __all__ = [
     "ALL_ATTRIBUTES",
     "FUNCTION_NAMES",
     "HIDDEN_VALUE",
+    "PLACEHOLDERS",
+    "PSEUDO_PARAMETERS",
+    "STACK_ID",
     "Constraint",
     "OutputSnippet",
     "ParameterGroup",
@@ -34,6 +47,7 @@ __all__ = [
     "ResolvedResource",
     "ResourceData",
     "ResourceSnippet",
+    "StackIdentity",
     "Template",
     "apply_conditions",
     "apply_facade",
@@ -44,8 +58,12 @@ __all__ = [
     "function_call",
     "load_template",
     "misspelt_function",
+    "pseudo_values",
     "public_parameters",
+    "refuse_given",
     "resolve_outputs",
     "resolve_resource",
     "validate_parameters",
+    "with_identity",
+    "without_pseudo",
 ]

@@ -29,6 +29,7 @@ from conv_tasks.template.model import (
 )
 from conv_tasks.template.parameters import parse_parameter
 from conv_tasks.template.patterns import PatternWork
+from conv_tasks.template.pseudo_parameters import PSEUDO_PARAMETERS
 from conv_tasks.template.versions import (
     CONDITIONS_SINCE,
     DATED_VERSIONS,
@@ -97,7 +98,7 @@ def load_template(
     condition_specs = document.get("conditions")
     scope = Scope(
         version,
-        frozenset(parameter_specs),
+        frozenset(parameter_specs) | PSEUDO_PARAMETERS,
         frozenset(resource_specs),
         conditions=frozenset(condition_specs)
         if isinstance(condition_specs, Mapping)

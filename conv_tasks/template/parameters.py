@@ -22,6 +22,7 @@ from conv_tasks.template.document import join_path
 from conv_tasks.template.model import PARAMETER_TYPES, ParameterSchema, Template
 from conv_tasks.template.parameter_types import TypeMismatch, coerce
 from conv_tasks.template.patterns import PatternWork
+from conv_tasks.template.pseudo_parameters import PSEUDO_PARAMETERS
 
 HIDDEN_VALUE = "******"
 _PARAMETER_KEYS = (
@@ -196,9 +197,11 @@ def _shown(schema: ParameterSchema, value: Any) -> str:
 def validate_parameters(
     template: Template, values: Mapping[str, Any], custom: CustomChecks | None = None
 ) -> dict[str, Any]:
-    """The effective value of every declared parameter. Raises ParameterError with every
-    problem. With `custom`, values and defaults are checked against the custom constraints
-    it knows (a request); without, custom constraints are not checked (a stored stack)."""
+    """The effective value of every declared parameter (the pseudo-parameters, which
+    `values` may hold, are not checked here: conv_tasks.template.pseudo_parameters). Raises
+    ParameterError with every problem. With `custom`, values and defaults are checked against
+    the custom constraints it knows (a request); without, custom constraints are not checked
+    (a stored stack)."""
     if not isinstance(values, Mapping):
         raise ParameterError([Problem("parameters", "must be a mapping of names to values")])
     problems = [
@@ -207,7 +210,7 @@ def validate_parameters(
             suggesting("is not a parameter of this template", name, template.parameters),
         )
         for name in values
-        if name not in template.parameters
+        if name not in template.parameters and name not in PSEUDO_PARAMETERS
     ]
     effective: dict[str, Any] = {}
     work = PatternWork()

@@ -33,6 +33,7 @@ from conv_tasks.template import (
     apply_facade,
     facade_readers,
     load_template,
+    pseudo_values,
     resolve_outputs,
     resolve_resource,
     validate_parameters,
@@ -131,6 +132,7 @@ class StackDefinition:
         values = validate_parameters(
             template, parameter_values(template.parameters, parameters, environment), constraints
         )
+        values.update(pseudo_values(parameters))
         template = apply_conditions(template, values)
         # Before the calls are replaced: what reads a facade derived from hidden values.
         tainted, tainted_outputs = facade_readers(template, facade)

@@ -34,6 +34,7 @@ from conv_tasks.engine.stack import ChangeRequest, plan_change
 from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
 from conv_tasks.resources import ResourceType
+from conv_tasks.template import PLACEHOLDERS, STACK_ID, StackIdentity, refuse_given, with_identity
 from conv_tasks.template.functions import GetAttr
 
 CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
@@ -71,7 +72,7 @@ def preview_stack(
         except NotFound:
             if template is None:
                 raise
-            return _preview_create(env, stack_ref, template, parameters, environment, files)
+            return _preview_create(env, tenant, stack_ref, template, parameters, environment, files)
         request = ChangeRequest(template, parameters, existing_parameters, environment, files)
         definition = plan_change(env, tx, stack, request).definition
         old = stack_definition(env, tx, stack)
@@ -103,6 +104,7 @@ def preview_stack(
 
 def _preview_create(
     env: EngineEnv,
+    tenant: str,
     name: str,
     template: Mapping[str, Any] | str,
     parameters: Mapping[str, Any],
@@ -110,9 +112,12 @@ def _preview_create(
     files: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     inputs = request_inputs(environment, files)
+    refuse_given(parameters)
+    # The stack has no id before it is created: the placeholder's stands in for it.
+    identity = StackIdentity(name, PLACEHOLDERS[STACK_ID], tenant)
     definition = StackDefinition.build(
         template,
-        parameters,
+        with_identity(parameters, identity),
         env.registry,
         files=inputs.files,
         environment=inputs.environment,

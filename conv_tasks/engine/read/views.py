@@ -15,7 +15,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import read_stored_output
 from conv_tasks.errors import NotFound
 from conv_tasks.tags import TagFilter
-from conv_tasks.template import ResourceData, public_parameters
+from conv_tasks.template import ResourceData, public_parameters, without_pseudo
 
 
 def iso_time(value: datetime | None) -> str | None:
@@ -89,7 +89,8 @@ def show_stack(
             data["description"] = definition.template.description
             # Redacted too: a nested stack's parameter may hold a value its parent hides (a
             # hidden parameter, a handle's token) under a name its own template does not hide.
-            shown = public_parameters(definition.template, definition.parameters)
+            # Without the pseudo-parameters: Heat's API view (conv_tasks.api) adds its own.
+            shown = public_parameters(definition.template, without_pseudo(definition.parameters))
             data["parameters"] = definition.redact.value(shown)
             data["outputs"] = definition.shown_outputs(stored_outputs(tx, stack.id))
         return data

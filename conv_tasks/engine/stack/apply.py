@@ -27,6 +27,7 @@ from conv_tasks.engine.stack.changes import NewStackRequest
 from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.statuses import Action, Status
+from conv_tasks.template import without_pseudo
 
 
 class ApplyResult(StrEnum):
@@ -103,7 +104,8 @@ def stands_on(stack: StackRow, planned: PlannedChange, request: ApplyRequest) ->
     environment, files = planned.inputs.stored()
     same = (
         (current.template, planned.definition.template.raw),
-        (current.parameters, planned.values),
+        # A stack stored before pseudo-parameters were kept with its values has none.
+        (without_pseudo(current.parameters), without_pseudo(planned.values)),
         (current.environment or {}, environment),
         (current.files or {}, files),
     )

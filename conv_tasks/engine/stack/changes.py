@@ -34,6 +34,7 @@ from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict, Duplicate, LostRace, PayloadError, Problem
 from conv_tasks.statuses import Action, OperationOutcome, Status, state_name
 from conv_tasks.tags import checked_tags
+from conv_tasks.template import StackIdentity, refuse_given, with_identity
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,254}$")
 
@@ -99,9 +100,12 @@ def create(
         if replayed is not None:
             return replayed
     inputs = request_inputs(request.environment, request.files)
+    refuse_given(request.parameters)
+    stack_id = str(uuid.uuid4())
+    parameters = with_identity(request.parameters, StackIdentity(name, stack_id, tenant))
     definition = StackDefinition.build(
         request.template,
-        request.parameters,
+        parameters,
         env.registry,
         files=inputs.files,
         environment=inputs.environment,
@@ -110,7 +114,7 @@ def create(
     )
     check_connections(definition, tenant, env.connections, env.registry)
     new = NewStack(
-        id=str(uuid.uuid4()),
+        id=stack_id,
         name=name,
         tenant=tenant,
         action=Action.CREATE,
@@ -125,7 +129,7 @@ def create(
     )
     try:
         with env.db.transaction() as tx:
-            raw = store_template(env, tx, definition, dict(request.parameters), inputs, facade)
+            raw = store_template(env, tx, definition, parameters, inputs, facade)
             stack = tx.stacks.add(new)
             started = begin(
                 env,

@@ -28,7 +28,7 @@ from conv_tasks.engine.definition import (
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.errors import Conflict, ConvTasksError
 from conv_tasks.statuses import Action
-from conv_tasks.template import load_template
+from conv_tasks.template import StackIdentity, load_template, refuse_given, with_identity
 
 
 @dataclass(frozen=True)
@@ -75,12 +75,14 @@ def plan_change(
     # Without a new template, the stack's parameters, environment and files are kept
     # and the given ones patched in (docs/features/environments.md).
     keep = request.existing_parameters or template is None
+    refuse_given(request.parameters)
     values = {**current.parameters, **request.parameters} if keep else dict(request.parameters)
     inputs = update_inputs(
         current.environment, current.files, request.environment, request.files, keep=keep
     )
     if keep and template is not None:
         inputs, values = _retire_parameters(inputs, values, template, request)
+    values = with_identity(values, StackIdentity(stack.name, stack.id, stack.tenant))
     if not via_parent:
         facade = current.facade
     definition = StackDefinition.build(
