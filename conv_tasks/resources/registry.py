@@ -21,6 +21,7 @@ from conv_tasks.resources.plugin import (
     SDK_VERSION,
     ResourceType,
     TypeLookup,
+    can_observe,
 )
 from conv_tasks.resources.properties import static_problems, static_section_problems
 from conv_tasks.resources.schema import STRING, AttributeSchema, PropertySchema, visible_schemas
@@ -195,6 +196,14 @@ def template_problems(
             cls.template_problems(values, path=f"resources.{name}.properties", lookup=lookup)
         )
         problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
+        if snippet.external_id is not None and not can_observe(cls):
+            problems.append(
+                Problem(
+                    f"resources.{name}.external_id",
+                    f"resource type '{cls.type_name}' cannot observe an existing object, so it "
+                    "cannot adopt one; remove external_id from this resource.",
+                )
+            )
         warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
     return problems, warnings
 

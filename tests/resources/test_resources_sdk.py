@@ -26,7 +26,7 @@ def test_the_face_holds_what_a_type_author_uses() -> None:
     ):  # fmt: skip
         assert hasattr(sdk, name), name
     assert issubclass(sdk.Throttled, sdk.Transient)
-    assert sdk.SDK_VERSION == "1.0"
+    assert sdk.SDK_VERSION == "1.1"
 
 
 @pytest.mark.parametrize(
