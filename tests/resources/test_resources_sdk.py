@@ -32,7 +32,7 @@ def test_the_face_holds_what_a_type_author_uses() -> None:
 @pytest.mark.parametrize(
     ("versions", "says"),
     [
-        (">=2.0", "is written for SDK >=2.0; this conv_tasks offers SDK 1.0"),
+        (">=2.0", "is written for SDK >=2.0; this conv_tasks offers SDK 1.1"),
         ("one point oh", "is not a version specifier"),
     ],
 )
