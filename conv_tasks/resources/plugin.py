@@ -275,6 +275,10 @@ class ResourceType:
     # True if every attribute name resolves, to None when the plugin has no value for it
     # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
     any_attribute: ClassVar[bool] = False
+    # Why the type does not adopt an existing object (a resource's external_id) although it
+    # can observe, as a sentence: a template that gives it external_id is refused with it.
+    # None (the default): a type with `observe` adopts. SDK 1.1.
+    not_adoptable: ClassVar[str | None] = None
 
     @classmethod
     def needs_connection(cls) -> bool:

@@ -196,14 +196,8 @@ def template_problems(
             cls.template_problems(values, path=f"resources.{name}.properties", lookup=lookup)
         )
         problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
-        if snippet.external_id is not None and not can_observe(cls):
-            problems.append(
-                Problem(
-                    f"resources.{name}.external_id",
-                    f"resource type '{cls.type_name}' cannot observe an existing object, so it "
-                    "cannot adopt one; remove external_id from this resource.",
-                )
-            )
+        if snippet.external_id is not None:
+            problems.extend(_adoption_problems(cls, f"resources.{name}.external_id"))
         warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
     return problems, warnings
 
@@ -236,6 +230,23 @@ def _update_policy_problems(
             )
         ]
     return static_section_problems(cls.update_policy_schema, policy, path=path)
+
+
+def _adoption_problems(cls: type[ResourceType], path: str) -> list[Problem]:
+    """external_id on a type that cannot adopt: one without `observe`, or one that says why
+    not (not_adoptable)."""
+    if not can_observe(cls):
+        why = "cannot observe an existing object, so it cannot adopt one"
+    elif cls.not_adoptable is not None:
+        why = f"cannot adopt an existing object: {cls.not_adoptable}"
+    else:
+        return []
+    return [
+        Problem(
+            path,
+            f"resource type '{cls.type_name}' {why}; remove external_id from this resource.",
+        )
+    ]
 
 
 def _schema_problems(cls: type[ResourceType], where: str) -> list[Problem]:

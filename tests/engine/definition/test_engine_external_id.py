@@ -110,3 +110,18 @@ def test_a_type_that_cannot_observe_is_refused_by_name_with_its_line() -> None:
     with pytest.raises(TemplateError) as caught:
         StackDefinition.build(text, {})
     assert "resources.token.external_id" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("type_name", "kind"),
+    [("ConvTasks::PostgreSQL::Role", "roles"), ("ConvTasks::PostgreSQL::Database", "databases")],
+)
+def test_a_type_that_observes_only_its_own_objects_says_why_it_cannot_adopt(
+    type_name: str, kind: str
+) -> None:
+    spec = {"type": type_name, "external_id": "app", "properties": {"name": "app"}}
+    errors = _errors(_template({"db": spec}))
+    message = errors["resources.db.external_id"]
+    assert f"'{type_name}' cannot adopt an existing object" in message
+    assert f"only on the {kind} its resources made and marked" in message
+    assert "remove external_id" in message
