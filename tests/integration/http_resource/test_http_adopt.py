@@ -13,6 +13,7 @@ import pytest
 from http_support import BROKER_NOTE, HttpCluster, http_resource, stack_of
 
 from conv_tasks.client import Client
+from conv_tasks.engine.read.preview import ADOPTS
 from conv_tasks.errors import InvalidInput
 
 pytestmark = pytest.mark.broker("redis", reason=BROKER_NOTE)
@@ -55,6 +56,8 @@ def test_an_existing_object_is_adopted_then_converged_then_deleted(cluster: Http
     existing = _existing(cluster, "items", name="adopted", size=1, owner="ops")
     body = {"name": "adopted", "size": 2}
     template = stack_of({"web": _adopting(existing["id"], body)}, OUTPUTS)
+    [planned] = client.preview("adopting", template)["resources"]
+    assert (planned["action"], planned["reason"]) == ("create", ADOPTS)
     stack_id = client.create("adopting", template)["stack_id"]
     final = _wait(client, stack_id)
     assert final["status"] == "CREATE_COMPLETE", final
@@ -145,6 +148,8 @@ def test_an_update_that_adds_a_resource_with_external_id_adopts_it(cluster: Http
         "first": http_resource("items", {"n": 1}),
         "web": {**http_resource("things", {"name": "later"}), "external_id": existing["id"]},
     }
+    planned = {r["name"]: r for r in client.preview(stack_id, stack_of(resources))["resources"]}
+    assert (planned["web"]["action"], planned["web"]["reason"]) == ("create", ADOPTS)
     client.update(stack_id, stack_of(resources))
     final = _wait(client, stack_id)
     assert final["status"] == "UPDATE_COMPLETE", final
