@@ -197,3 +197,17 @@ def test_a_type_that_cannot_observe_is_refused_at_the_request(cluster: HttpClust
     assert [p.path for p in caught.value.problems] == [path]
     assert client.resource(stack_id, "token")["physical_id"] == before["physical_id"]
     assert client.get(stack_id)["status"] == "CREATE_COMPLETE"
+
+
+def test_an_adopted_object_with_deletion_policy_retain_outlives_the_stack(
+    cluster: HttpCluster,
+) -> None:
+    client = cluster.client()
+    existing = _existing(cluster, "items", name="kept-after")
+    resource = {**_adopting(existing["id"], {"name": "kept-after"}), "deletion_policy": "Retain"}
+    stack_id = client.create("retaining", stack_of({"web": resource}))["stack_id"]
+    assert _wait(client, stack_id)["status"] == "CREATE_COMPLETE"
+    client.delete(stack_id)
+    assert _wait(client, stack_id)["status"] == "DELETE_COMPLETE"
+    assert _named(cluster, "items", "kept-after") == [existing]
+    assert _ours(cluster, "DELETE") == []
