@@ -16,6 +16,7 @@ from conv_tasks.resources.plugin import (
     Progress,
     ResourceType,
     Sandbox,
+    can_observe,
     token_physical_id,
 )
 from conv_tasks.resources.properties import prepare_properties, static_problems
@@ -84,6 +85,7 @@ __all__ = [
     "SupportStatus",
     "TranslationRule",
     "build_registry",
+    "can_observe",
     "default_registry",
     "deprecation_warnings",
     "hot_skeleton",

@@ -31,7 +31,7 @@ TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
 # The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
 # number grows with additions, the major one with changes a type must follow.
-SDK_VERSION = "1.0"
+SDK_VERSION = "1.1"
 # The kinds of connection a type may act through (conv_tasks.connections.specs.KINDS).
 CONNECTION_KINDS = ("postgresql", "http", "celery")
 
@@ -159,10 +159,18 @@ class Observed:
 
     exists: bool
     properties: Mapping[str, Any] = field(default_factory=dict)
+    # What the type keeps of the object as its create would have (Progress.data), for a
+    # resource that adopts it (external_id): its attributes are read from it. SDK 1.1.
+    data: Mapping[str, Any] = field(default_factory=dict)
 
     def differences(self, wanted: Mapping[str, Any]) -> list[str]:
         """The properties read back whose real value is not the wanted one, by name."""
         return sorted(k for k, v in self.properties.items() if k in wanted and wanted[k] != v)
+
+
+def can_observe(cls: type[ResourceType]) -> bool:
+    """Whether the type implements `observe` (stack check, preview, adopting an external_id)."""
+    return cls.observe is not ResourceType.observe
 
 
 S = TypeVar("S")
@@ -267,6 +275,10 @@ class ResourceType:
     # True if every attribute name resolves, to None when the plugin has no value for it
     # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
     any_attribute: ClassVar[bool] = False
+    # Why the type does not adopt an existing object (a resource's external_id) although it
+    # can observe, as a sentence: a template that gives it external_id is refused with it.
+    # None (the default): a type with `observe` adopts. SDK 1.1.
+    not_adoptable: ClassVar[str | None] = None
 
     @classmethod
     def needs_connection(cls) -> bool:

@@ -21,6 +21,7 @@ from conv_tasks.resources.plugin import (
     SDK_VERSION,
     ResourceType,
     TypeLookup,
+    can_observe,
 )
 from conv_tasks.resources.properties import static_problems, static_section_problems
 from conv_tasks.resources.schema import STRING, AttributeSchema, PropertySchema, visible_schemas
@@ -195,6 +196,8 @@ def template_problems(
             cls.template_problems(values, path=f"resources.{name}.properties", lookup=lookup)
         )
         problems.extend(_update_policy_problems(cls, snippet.update_policy, f"resources.{name}"))
+        if snippet.external_id is not None:
+            problems.extend(_adoption_problems(cls, f"resources.{name}.external_id"))
         warnings.extend(deprecation_warnings(cls, values, path=f"resources.{name}"))
     return problems, warnings
 
@@ -227,6 +230,23 @@ def _update_policy_problems(
             )
         ]
     return static_section_problems(cls.update_policy_schema, policy, path=path)
+
+
+def _adoption_problems(cls: type[ResourceType], path: str) -> list[Problem]:
+    """external_id on a type that cannot adopt: one without `observe`, or one that says why
+    not (not_adoptable)."""
+    if not can_observe(cls):
+        why = "cannot observe an existing object, so it cannot adopt one"
+    elif cls.not_adoptable is not None:
+        why = f"cannot adopt an existing object: {cls.not_adoptable}"
+    else:
+        return []
+    return [
+        Problem(
+            path,
+            f"resource type '{cls.type_name}' {why}; remove external_id from this resource.",
+        )
+    ]
 
 
 def _schema_problems(cls: type[ResourceType], where: str) -> list[Problem]:

@@ -19,6 +19,7 @@ from conv_tasks.template.conditions import check_conditions_section
 from conv_tasks.template.document import join_path, plain_document
 from conv_tasks.template.files import include_files
 from conv_tasks.template.function_checks import Scope, check_condition, check_functions
+from conv_tasks.template.functions import function_call, references
 from conv_tasks.template.model import (
     DELETION_POLICIES,
     OutputSnippet,
@@ -56,7 +57,10 @@ RESOURCE_KEYS = (
     "update_policy",
     "description",
     "condition",
+    "external_id",
 )
+# Heat's HOT added external_id with 2016-10-14, as it did conditions.
+EXTERNAL_ID_SINCE = CONDITIONS_SINCE
 OUTPUT_KEYS = ("value", "description", "condition")
 GROUP_KEYS = ("label", "description", "parameters")
 
@@ -295,6 +299,8 @@ def _resource(
     )
     for key, value in sections.items():
         found.extend(check_functions(value, join_path(path, key), owner_scope))
+    external_id = spec.get("external_id")
+    found.extend(_external_id(external_id, join_path(path, "external_id"), owner_scope))
     problems.extend(found)
     if found:
         return None
@@ -307,7 +313,38 @@ def _resource(
         deletion_policy=str(policy),
         update_policy=copy.deepcopy(dict(sections["update_policy"])),
         condition=copy.deepcopy(condition),
+        external_id=copy.deepcopy(external_id),
     )
+
+
+def _external_id(value: Any, path: str, scope: Scope) -> list[Problem]:
+    """Problems with a resource's external_id: the id of an object to adopt, a string or a
+    function giving one (get_param), that names no other resource (an adopted object does not
+    wait for anything, as in Heat)."""
+    if value is None:
+        return []
+    if scope.version < EXTERNAL_ID_SINCE:
+        return [
+            Problem(
+                path,
+                f"the external_id key needs heat_template_version {EXTERNAL_ID_SINCE} or later "
+                f"(this template is {scope.version})",
+            )
+        ]
+    if function_call(value) is None:
+        if isinstance(value, str) and value:
+            return []
+        return [Problem(path, "must be a non-empty string (the id of the object to adopt)")]
+    found = check_functions(value, path, scope)
+    if not found and any(True for _ in references(value)):
+        found.append(
+            Problem(
+                path,
+                "must not refer to another resource (get_resource, get_attr): the object it "
+                "names exists before the stack does",
+            )
+        )
+    return found
 
 
 def _deletion_policy(value: Any, version: str) -> Any:

@@ -72,6 +72,9 @@ class ResourceSnippet:
     update_policy: Mapping[str, Any] = field(default_factory=dict)
     # None, a condition name, a boolean or a condition function (2016-10-14 on).
     condition: Any = None
+    # The id of an existing object the resource adopts instead of creating one: a string or
+    # a function giving one (2016-10-14 on); None for a resource that creates its object.
+    external_id: Any = None
 
     def references(self) -> list[GetResource | GetAttr]:
         """The get_resource and get_attr calls in properties and metadata."""
@@ -213,6 +216,9 @@ class ResolvedResource:
     deletion_policy: str
     definition_hash: str
     update_policy: dict[str, Any] = field(default_factory=dict)
+    # The id of the existing object the resource adopts (not part of definition_hash: it
+    # says where the object came from, not what it should be).
+    external_id: str | None = None
 
 
 def reads_secret_attribute(args: Any, secret: frozenset[str]) -> bool:

@@ -50,6 +50,7 @@ def resolve_resource(
     properties = evaluator.evaluate(snippet.properties, join_path(path, "properties"))
     metadata = evaluator.evaluate(snippet.metadata, join_path(path, "metadata"))
     update_policy = evaluator.evaluate(snippet.update_policy, join_path(path, "update_policy"))
+    external_id = _external_id(evaluator, snippet.external_id, join_path(path, "external_id"))
     if evaluator.problems:
         raise TemplateError(evaluator.problems)
     # Parameter values and attributes are put in by reference; the result must not share them.
@@ -71,7 +72,22 @@ def resolve_resource(
         deletion_policy=snippet.deletion_policy,
         definition_hash=digest,
         update_policy=update_policy,
+        external_id=external_id,
     )
+
+
+def _external_id(evaluator: Evaluator, written: Any, path: str) -> str | None:
+    """The id of the object to adopt, evaluated (a parameter may give it): a non-empty
+    string, else a problem at `path`."""
+    if written is None:
+        return None
+    value = evaluator.evaluate(written, path)
+    if evaluator.problems:
+        return None
+    if isinstance(value, str) and value:
+        return value
+    evaluator.problems.append(Problem(path, "must give a non-empty string (the id to adopt)"))
+    return None
 
 
 def resolve_outputs(

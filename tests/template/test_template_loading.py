@@ -152,7 +152,8 @@ outputs:
         "description: must be a string",
         "parameters.p.type: must be one of string, number, boolean, json, comma_delimited_list",
         "resources.a.creation_policy: unknown key; expected one of type, properties, "
-        "depends_on, metadata, deletion_policy, update_policy, description, condition",
+        "depends_on, metadata, deletion_policy, update_policy, description, condition, "
+        "external_id",
         "resources.a.properties: must be a mapping",
         "resources.a.deletion_policy: must be Delete or Retain",
         "resources.b.type: is required",

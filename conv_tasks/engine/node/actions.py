@@ -13,12 +13,14 @@ import time
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from conv_tasks.connections import ConnectionHandle
 from conv_tasks.db import ResourceVersion
 from conv_tasks.engine.definition import MASK
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.node.adopt import adopt, adopts
 from conv_tasks.engine.node.delivery import NodeRun
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.faults import TRANSIENT_FAULTS
@@ -249,6 +251,9 @@ def _step(
         Action.DELETE: plugin.check_delete,
         Action.CHECK: plugin.check,
     }
+    if adopts(ctx):
+        # A resource with an external_id: its object exists, the type's create never runs.
+        starters[Action.CREATE] = checkers[Action.CREATE] = partial(adopt, plugin)
     try:
         progress: Progress = (starters if starting else checkers)[Action(ctx.action)](ctx)
         merged = {**ctx.data, **dict(progress.data)}

@@ -18,6 +18,7 @@ from typing import Any
 from conv_tasks.db import Claim, ResourceVersion, StackState, replacement_reason
 from conv_tasks.engine.definition.model import PreparedResource, StackDefinition
 from conv_tasks.engine.node.actions import action_context, pick_attributes, run_step
+from conv_tasks.engine.node.adopt import ADOPT, adopting, adoption_refusal, replacement_refusal
 from conv_tasks.engine.node.decide import Verdict, decide, head_of
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.node.steps import (
@@ -63,6 +64,10 @@ def converge(run: NodeRun) -> Outcome:
         prepared = definition.prepare(run.name, inputs_of(run, definition), run.env.registry)
     except ConvTasksError as exc:
         return fail_unchanged(run, head, definition.reason(run.name, str(exc)))
+    external_id = prepared.resolved.external_id
+    refusal = adoption_refusal(head, external_id)
+    if refusal is not None:
+        return fail_unchanged(run, head, definition.reason(run.name, refusal))
     plugin = prepared.resource_type()
     decision = decide(
         head,
@@ -96,6 +101,8 @@ def converge(run: NodeRun) -> Outcome:
         deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
         # The version's deadline is written with the step's outcome: the step sees it now.
         ctx = _starting(replace(ctx, deadline=deadline.timestamp()), definition, prepared)
+        if external_id is not None:
+            ctx = adopting(ctx, external_id)
         step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         intent = {
             **target,
@@ -165,13 +172,20 @@ def _new_version(
 ) -> Outcome:
     in_place = verdict == Verdict.UPDATE
     action = Action.UPDATE if in_place else Action.CREATE
+    external_id = prepared.resolved.external_id
+    if not in_place:
+        refusal = replacement_refusal(external_id, head, reason)
+        if refusal is not None:
+            return fail_unchanged(run, head, run.definition().reason(run.name, refusal))
     plugin = prepared.resource_type()
     now = run.now()
+    # A replacement of a resource whose create failed adopts its external_id afresh.
+    adopting_data = {ADOPT: {"id": external_id}} if external_id is not None else {}
     fields = {
         **target,
         "action": action,
         "physical_id": head.physical_id if in_place else None,
-        "plugin_data": dict(head.plugin_data) if in_place else {},
+        "plugin_data": dict(head.plugin_data) if in_place else adopting_data,
         "status_reason": reason,
         "action_started_at": now,
         "action_deadline": _action_deadline(claim.stack, plugin, prepared.properties, now),

@@ -19,6 +19,7 @@ from typing import Any
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion, StackState
 from conv_tasks.engine.definition import PreparedResource, StackDefinition
 from conv_tasks.engine.node.actions import StepResult, action_context, run_step
+from conv_tasks.engine.node.adopt import adopted_fields
 from conv_tasks.engine.node.decide import settles
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput, read_stored_output, stored_output
@@ -202,7 +203,10 @@ def after_step(
         "plugin_data": step.data,
         "attr_data": stored_output(step.reference, step.attributes),
     }
-    events = [*started, NodeEvent(action, Status.COMPLETE, "", step.physical_id)]
+    if action == Action.CREATE:
+        fields.update(adopted_fields(recorded, version, step.data))
+    said = str(fields["status_reason"])
+    events = [*started, NodeEvent(action, Status.COMPLETE, said, step.physical_id)]
     finished = replace(version, action=action, status=Status.COMPLETE)
     settled_here = own or not run.current or _as_wanted(run, finished, prepared)
     written = run.write(version, fields, events, purge=version.replaces)

@@ -36,11 +36,15 @@ from conv_tasks.graph import Phase, plan_traversal
 from conv_tasks.resources import ResourceType
 from conv_tasks.template import PLACEHOLDERS, STACK_ID, StackIdentity, refuse_given, with_identity
 from conv_tasks.template.functions import GetAttr
+from conv_tasks.template.model import ResourceSnippet
 
 CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
 ACTIONS = (CREATE, UPDATE, REPLACE, DELETE, UNCHANGED)
 # A change's marker in place of its old and new values, which derive from a hidden value.
 HIDDEN_CHANGE = "hidden"
+# The reason of a create that adopts an existing object instead (its id is not shown: a
+# hidden parameter may give it).
+ADOPTS = "adopts an existing object (external_id) instead of creating one"
 _VERDICTS = {
     Verdict.NOOP: UNCHANGED,
     Verdict.CREATE: CREATE,
@@ -87,7 +91,7 @@ def preview_stack(
             continue
         head_id = plan.converge.get(node.name)
         if head_id is None:
-            entry = _entry(node.name, definition.template.resources[node.name].type, CREATE)
+            entry = _created(definition.template.resources[node.name])
         else:
             entry = _existing(
                 env, definition, old, by_id[head_id], versions, plan.converge, by_id, actions
@@ -124,12 +128,16 @@ def _preview_create(
         constraints=env.constraints,
     )
     plan = plan_traversal((), definition.dependencies)
+    resources = definition.template.resources
     entries = [
-        _entry(node.name, definition.template.resources[node.name].type, CREATE)
-        for node in plan.graph.order()
-        if node.phase == Phase.UPDATE
+        _created(resources[node.name]) for node in plan.graph.order() if node.phase == Phase.UPDATE
     ]
     return _report(name, False, entries)
+
+
+def _created(snippet: ResourceSnippet) -> dict[str, Any]:
+    """The entry of a resource the stack does not have yet: created, or adopted."""
+    return _entry(snippet.name, snippet.type, CREATE, ADOPTS if snippet.external_id else "")
 
 
 def _existing(
@@ -185,6 +193,8 @@ def _existing(
                     before.get(key), after.get(key), hidden or key in secret, definition, old
                 )
     reason = definition.reason(name, decision.reason) if decision.reason else ""
+    if decision.verdict == Verdict.CREATE and prepared.resolved.external_id is not None:
+        reason = ADOPTS
     return _entry(name, snippet.type, action, reason, changes, uncertain)
 
 

@@ -248,7 +248,8 @@ class HttpResource(ResourceType):
     # ----------------------------------------------------------------- observe
     def observe(self, ctx: ActionContext) -> Observed | None:
         """The object as a GET finds it: gone on a 404, else the fields of its JSON that the
-        template's body sets (a service adds its own: an id, timestamps)."""
+        template's body sets (a service adds its own: an id, timestamps), and its answer as
+        the attributes read it."""
         object_id = _object_id(ctx)
         if object_id is None:
             return Observed(exists=False)
@@ -258,8 +259,16 @@ class HttpResource(ResourceType):
                 return Observed(exists=False)
             if not answer.ok:
                 raise failure(answer, ctx.resource_name)
-            real = projected(decoded(answer, ctx.resource_name), _body(ctx))
-            return Observed(exists=True, properties={"body": masked(real, target.secrets)})
+            document = decoded(answer, ctx.resource_name)
+            real = projected(document, _body(ctx))
+            found = found_at(document, target.id_path)
+            given = object_id if found is MISSING or isinstance(found, Mapping | list) else found
+            # What a create would have kept: a resource that adopts the object (external_id)
+            # reads its attributes from it.
+            data = {ID: given, RESPONSE: masked(document, target.secrets), STATUS: answer.status}
+            return Observed(
+                exists=True, properties={"body": masked(real, target.secrets)}, data=data
+            )
 
 
 @dataclass(frozen=True)

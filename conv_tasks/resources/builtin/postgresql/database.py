@@ -76,6 +76,12 @@ class PostgreSQLDatabase(ResourceType):
     support_status: ClassVar[SupportStatus] = SupportStatus(version="1.0")
     sdk_versions: ClassVar[str | None] = ">=1.0,<2"
     connection_kind: ClassVar[str | None] = "postgresql"
+    # It acts only on objects that carry its resource's mark (ownership.py): one made outside
+    # conv_tasks is never touched, so it is not adopted either.
+    not_adoptable: ClassVar[str | None] = (
+        "it acts only on the databases its resources made and marked, never on one made outside "
+        "conv_tasks"
+    )
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
         "connection": PropertySchema(
             STRING,
