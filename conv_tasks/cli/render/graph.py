@@ -36,9 +36,9 @@ def to_dot(graph: dict[str, Any]) -> str:
         '  node [shape=box, style="rounded,filled", fontname="Helvetica"];',
     ]
     for node in graph["nodes"]:
-        label = f"{node['name']}\\n{node['phase']}: {node['status']}"
+        label = _escape(node["name"]) + "\\n" + _escape(f"{node['phase']}: {node['status']}")
         lines.append(
-            f'  {_quoted(node["id"])} [label="{_escape(label)}", '
+            f'  {_quoted(node["id"])} [label="{label}", '
             f'fillcolor="{colour(node["status"])}", status="{node["status"]}"];'
         )
     for before, after in graph["edges"]:
@@ -48,7 +48,10 @@ def to_dot(graph: dict[str, Any]) -> str:
 
 
 def _escape(text: str) -> str:
-    return text.replace('"', '\\"')
+    """`text` as it reads inside a quoted DOT label: a backslash is doubled (Graphviz reads
+    `\\N`, `\\n` and the like in a label as escapes, and one at the end would take the line
+    break after it), and a double quote escaped."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def to_mermaid(graph: dict[str, Any]) -> str:

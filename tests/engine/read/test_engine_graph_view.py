@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import re
+import subprocess
 from types import SimpleNamespace
 from typing import Any
 
@@ -66,3 +69,25 @@ def test_dot_quotes_names_with_quotes_and_spaces() -> None:
     assert [n.get_name() for n in parsed.get_nodes() if n.get_name() != "node"] == [
         '"update:we \\"b\\" 1"'
     ]
+
+
+def test_dot_labels_keep_backslashes_as_graphviz_draws_them() -> None:
+    """A name ending in a backslash, or holding Graphviz's `\\N`, is drawn as written, on
+    its own line above the phase and status (the real `dot`)."""
+    names = ["ends with\\", "holds \\N and \\n", 'quote\\"']
+    graph = {
+        "stack": "s",
+        "status": "CREATE_COMPLETE",
+        "nodes": [
+            {"id": f"update:{name}", "phase": "update", "name": name, "status": "X"}
+            for name in names
+        ],
+        "edges": [],
+    }
+    svg = subprocess.run(
+        ["dot", "-Tsvg"], input=to_dot(graph), capture_output=True, text=True, check=True
+    ).stdout
+    texts = [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg)]
+    for name in names:
+        assert name in texts, (name, texts)
+    assert texts.count("update: X") == len(names)
