@@ -99,6 +99,8 @@ TASKS: dict[str, dict[str, Spec]] = {
         "not_tags_any": Spec(Kind.TAGS),
     },
     "conv_tasks.stack.check": {"tenant": NAME, "stack": NAME},
+    "conv_tasks.stack.suspend": {"tenant": NAME, "stack": NAME},
+    "conv_tasks.stack.resume": {"tenant": NAME, "stack": NAME},
     "conv_tasks.resource.mark_unhealthy": {
         "tenant": NAME,
         "stack": NAME,
