@@ -205,3 +205,21 @@ def test_actions_refused_by_allowed_values_print_words(client: Client) -> None:
     assert "resources.deploy.properties.actions[1]" in said
     assert "SUSPEND" in said and "RESUME" in said
     assert "<DeployAction" not in said and "DeployAction." not in said
+
+
+def test_a_delete_stops_a_deployment_waiting_for_its_suspend(client: Client) -> None:
+    server = f"server-{uuid.uuid4().hex[:8]}"
+    tmpl = _deploy_template(server, ["CREATE", "SUSPEND"])
+    stack_id = client.create("deploy-gone", tmpl)["stack_id"]
+    agent = FakeAgent(server, client.deployment_credential(stack_id, server)["credential"])
+    agent.signal(agent.wait_for("deploy", "CREATE"), {"deploy_status": "COMPLETE"})
+    assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
+
+    client.suspend(stack_id)
+    asked = agent.wait_for("deploy", "SUSPEND")
+    client.delete(stack_id)
+    assert client.wait(stack_id, timeout=60)["status"] == "DELETE_COMPLETE"
+    late = agent.signal(asked, {"deploy_status": "COMPLETE"})
+    assert not late.get("ok") or late.get("duplicate") or late.get("ended"), late
+    states = [e["status"] for e in client.events(stack_id) if e["resource_name"] == "deploy"]
+    assert "SUSPEND_FAILED" in states and states[-1] == "DELETE_COMPLETE", states
