@@ -4,6 +4,7 @@ config on SUSPEND through the agent."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -223,3 +224,36 @@ def test_a_delete_stops_a_deployment_waiting_for_its_suspend(client: Client) -> 
     assert not late.get("ok") or late.get("duplicate") or late.get("ended"), late
     states = [e["status"] for e in client.events(stack_id) if e["resource_name"] == "deploy"]
     assert "SUSPEND_FAILED" in states and states[-1] == "DELETE_COMPLETE", states
+
+
+def test_a_nested_stack_is_suspended_and_resumed_with_its_parent(client: Client) -> None:
+    child = template({"a": test_resource("in"), "b": {**test_resource("in2"), "depends_on": ["a"]}})
+    tmpl = template(
+        {
+            "inner": {"type": "OS::Heat::Stack", "properties": {"template": json.dumps(child)}},
+            "user": {**test_resource("u"), "depends_on": ["inner"]},
+        }
+    )
+    stack_id = client.create("outer-sleep", tmpl)["stack_id"]
+    assert client.wait(stack_id)["status"] == "CREATE_COMPLETE"
+    child_id = next(r for r in client.resources(stack_id) if r["name"] == "inner")["physical_id"]
+    with pytest.raises(Conflict, match="nested"):
+        client.suspend(child_id)  # only through its parent
+
+    started = client.suspend(stack_id)
+    assert client.wait(stack_id)["status"] == "SUSPEND_COMPLETE"
+    assert client.get(child_id)["status"] == "SUSPEND_COMPLETE"
+    inner = [
+        e
+        for e in client.events(child_id)
+        if e["resource_name"] and e["status"] == "SUSPEND_COMPLETE"
+    ]
+    assert [e["resource_name"] for e in inner] == ["b", "a"]
+    order = _completed(client, stack_id, "SUSPEND_COMPLETE", started["event_id"])
+    assert order["user"] < order["inner"]
+
+    client.resume(stack_id)
+    assert client.wait(stack_id)["status"] == "RESUME_COMPLETE"
+    assert client.get(child_id)["status"] == "RESUME_COMPLETE"
+    client.delete(stack_id)
+    assert client.wait(stack_id)["status"] == "DELETE_COMPLETE"

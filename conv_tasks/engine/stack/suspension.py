@@ -19,14 +19,20 @@ nothing changed otherwise):
 
 While a stack is suspended (its action SUSPEND) it is not updated, rolled back or
 checked: it is resumed or deleted (planning.py and health.py refuse the others).
+
+A nested resource's suspend (resume) suspends (resumes) its child stack
+(`begin_child_walk`, through the ChildStacks service), keyed by the parent's step so that
+a repeated step starts one operation of the child.
 """
 
 from __future__ import annotations
 
+import uuid
+
 from conv_tasks.db import StackRow, Transaction
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.stack.launch import Started, swap_in
-from conv_tasks.errors import Conflict
+from conv_tasks.errors import Conflict, LostRace
 from conv_tasks.graph import Phase, TraversalGraph, plan_walk
 from conv_tasks.statuses import Action, Status
 
@@ -34,6 +40,8 @@ _PHASES = {Action.SUSPEND: Phase.SUSPEND, Action.RESUME: Phase.RESUME}
 # Stack actions that may be suspended once COMPLETE.
 _SUSPENDABLE = (Action.CREATE, Action.UPDATE, Action.ROLLBACK, Action.CHECK, Action.RESUME)
 _RETRIED = (Action.SUSPEND, Action.RESUME)  # failed: suspended or resumed again
+# Fixed, so that every host derives the same child traversal from the same key.
+_CHILD_WALK_NAMESPACE = uuid.UUID("7c2e9b14-58d3-4f0a-a6e1-3b9d0c5f2e81")
 
 
 def is_suspended(stack: StackRow) -> bool:
@@ -106,10 +114,12 @@ def begin_walk(
     expected: str | None,
     reason: str,
     *,
+    traversal: str | None = None,
     resumes: bool = False,
 ) -> Started:
-    """Swap in a suspend or resume traversal (`resumes`: the watchdog restarts the
-    operation of `expected`, which its history counts)."""
+    """Swap in a suspend or resume traversal (`traversal`: its id, derived from a parent's
+    key; `resumes`: the watchdog restarts the operation of `expected`, which its history
+    counts)."""
     return swap_in(
         env,
         tx,
@@ -119,6 +129,7 @@ def begin_walk(
         template_id=stack.raw_template_id or 0,
         expected=expected,
         reason=reason,
+        traversal=traversal,
         resumes=resumes,
     )
 
@@ -129,3 +140,34 @@ def begin_user_walk(env: EngineEnv, tx: Transaction, stack: StackRow, action: Ac
     if problem is not None:
         raise Conflict(problem)
     return begin_walk(env, tx, stack, action, stack.current_traversal, f"Stack {action} started")
+
+
+def child_walk_traversal(key: str, action: Action) -> str:
+    """The traversal id of the suspend (resume) of a nested stack that its parent's step
+    `key` asks for: the same key always names the same operation, so a repeated step starts
+    none twice."""
+    return str(uuid.uuid5(_CHILD_WALK_NAMESPACE, f"{action}:{key}"))
+
+
+def begin_child_walk(
+    env: EngineEnv, tx: Transaction, child_id: str, action: Action, key: str
+) -> tuple[Started, str | None] | None:
+    """Start the suspend (resume) of a nested stack that its parent's resource (step `key`)
+    asks for, unless it was started already or the child's state forbids it (deleted, an
+    operation under way, suspended already, ...): then None, and the caller reads the
+    child's state and decides. Not a user's change of the child: no parent guard."""
+    traversal = child_walk_traversal(key, action)
+    # Locked: two deliveries of the parent's step must not both create the SyncPoints of
+    # the same traversal id (the loser would drop the winner's).
+    child = tx.stacks.get_any(child_id, lock=True)
+    if child is None or child.deleted or child.current_traversal == traversal:
+        return None
+    problem = suspend_problem(child) if action == Action.SUSPEND else resume_problem(child)
+    if problem is not None:
+        return None
+    old = child.current_traversal
+    reason = f"Stack {action} started by its parent (resource {child.parent_resource})"
+    try:
+        return begin_walk(env, tx, child, action, old, reason, traversal=traversal), old
+    except LostRace:
+        return None  # another operation took the child over: its state says which
