@@ -316,6 +316,17 @@ class Client:
         ends CHECK_COMPLETE or CHECK_FAILED (wait() for it). Refused while an operation runs."""
         return self.call("conv_tasks.stack.check", stack=stack)
 
+    def suspend(self, stack: str) -> dict[str, Any]:
+        """Start a stack suspend: every resource's type suspends it, dependants first; the
+        stack ends SUSPEND_COMPLETE or SUSPEND_FAILED (wait() for it). Refused while an
+        operation runs, once suspended, or after a failed operation."""
+        return self.call("conv_tasks.stack.suspend", stack=stack)
+
+    def resume(self, stack: str) -> dict[str, Any]:
+        """Start a stack resume of a suspended stack: every resource's type resumes it,
+        dependencies first; the stack ends RESUME_COMPLETE or RESUME_FAILED."""
+        return self.call("conv_tasks.stack.resume", stack=stack)
+
     def mark_unhealthy(
         self, stack: str, resource: str, reason: str | None = None, *, reset: bool = False
     ) -> dict[str, Any]:

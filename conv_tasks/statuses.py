@@ -19,6 +19,8 @@ class Action(StrEnum):
     DELETE = "DELETE"
     ROLLBACK = "ROLLBACK"
     CHECK = "CHECK"  # a stack check, or a resource marked (un)healthy
+    SUSPEND = "SUSPEND"  # a stack suspend: resources suspended, dependants first
+    RESUME = "RESUME"  # a stack resume: resources resumed, dependencies first
     SIGNAL = "SIGNAL"  # events only: a signal reached a resource
 
 
@@ -51,7 +53,15 @@ def status_of(state: str) -> Status | None:
 
 
 # The actions a stack's operation may have, which a state filter may name.
-STACK_ACTIONS = (Action.CREATE, Action.UPDATE, Action.DELETE, Action.ROLLBACK, Action.CHECK)
+STACK_ACTIONS = (
+    Action.CREATE,
+    Action.UPDATE,
+    Action.DELETE,
+    Action.ROLLBACK,
+    Action.CHECK,
+    Action.SUSPEND,
+    Action.RESUME,
+)
 # Every state filter value there is: a bare status, or a stack action's state.
 STATE_FILTERS = (
     *(status.value for status in Status),

@@ -255,26 +255,25 @@ ACTIONS_TAKEN = {
     "cancel_update": ("conv_tasks.stack.cancel_update", {"rollback": True}),
     "cancel_without_rollback": ("conv_tasks.stack.cancel_update", {"rollback": False}),
     "check": ("conv_tasks.stack.check", {}),
+    "suspend": ("conv_tasks.stack.suspend", {}),
+    "resume": ("conv_tasks.stack.resume", {}),
 }
-_ACTIONS_NOT_IMPLEMENTED = ("suspend", "resume")
+_ACTION_NAMES = ", ".join(ACTIONS_TAKEN)
 
 
 def action_request(body: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     """The task and kwargs an actions body asks for: it holds exactly one action."""
     if len(body) < 1:
         raise bad_request(
-            "No action specified: send one of cancel_update, cancel_without_rollback, check.",
+            f"No action specified: send one of {_ACTION_NAMES}.",
             "body",
         )
     if len(body) > 1:
         raise bad_request("Multiple actions specified: send exactly one.", "body")
     action = next(iter(body))
-    if action in _ACTIONS_NOT_IMPLEMENTED:
-        raise not_implemented(f"the stack action {action}")
     if action not in ACTIONS_TAKEN:
         raise bad_request(
-            f"Invalid action {_shown(action)} specified: conv_tasks takes "
-            "cancel_update, cancel_without_rollback and check.",
+            f"Invalid action {_shown(action)} specified: conv_tasks takes {_ACTION_NAMES}.",
             action[:200],
         )
     task, kwargs = ACTIONS_TAKEN[action]

@@ -175,15 +175,16 @@ class ResourceVersions:
         return self._session.execute(stmt).rowcount == 1  # type: ignore[attr-defined]
 
     def interrupt_actions(self, stack_id: str, traversal: str, reason: str) -> int:
-        """Ask every create or update that `traversal` has under way on the stack to stop (a
-        cancel, a stack delete); each stops on its next poll. Returns how many were asked."""
+        """Ask every create, update, suspend or resume that `traversal` has under way on the
+        stack to stop (a cancel, a stack delete); each stops on its next poll. Returns how
+        many were asked."""
         result = self._session.execute(
             update(Resource)
             .where(
                 Resource.stack_id == stack_id,
                 Resource.lock_holder == traversal,
                 Resource.status == "IN_PROGRESS",
-                Resource.action.in_(("CREATE", "UPDATE")),
+                Resource.action.in_(("CREATE", "UPDATE", "SUSPEND", "RESUME")),
             )
             .values(interrupt_reason=reason)
         )

@@ -27,6 +27,8 @@ class DeployAction(StrEnum):
     CREATE = "CREATE"
     UPDATE = "UPDATE"
     DELETE = "DELETE"
+    SUSPEND = "SUSPEND"  # the stack is suspended: the server runs the config if asked to
+    RESUME = "RESUME"  # the stack is resumed
 
 
 class DeployStatus(StrEnum):

@@ -8,6 +8,7 @@ from .cycles import find_cycle
 from .nodes import NodeKey, Phase
 from .planner import ExistingVersion, TraversalPlan, plan_traversal
 from .traversal import TraversalGraph
+from .walk import plan_walk
 
 __all__ = [
     "ExistingVersion",
@@ -17,4 +18,5 @@ __all__ = [
     "TraversalPlan",
     "find_cycle",
     "plan_traversal",
+    "plan_walk",
 ]

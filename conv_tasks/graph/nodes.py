@@ -20,6 +20,8 @@ class Phase(StrEnum):
     UPDATE = "update"  # converge the resource to the template
     CLEANUP = "cleanup"  # purge its out-of-date versions
     CHECK = "check"  # a stack check: ask the resource type whether the resource is healthy
+    SUSPEND = "suspend"  # a stack suspend: suspend the resource once its dependants are
+    RESUME = "resume"  # a stack resume: resume the resource once its dependencies are
 
 
 _PHASES = tuple(Phase)
@@ -27,8 +29,8 @@ _PHASES = tuple(Phase)
 #: A sort key giving the same order as NodeKey's own comparisons, but computed in C.
 sort_key = attrgetter("phase", "name")
 
-_EXPECTED = (
-    "expected 'update:<resource name>', 'cleanup:<resource name>' or 'check:<resource name>'"
+_EXPECTED = "expected '<phase>:<resource name>', the phase one of " + ", ".join(
+    repr(str(phase)) for phase in Phase
 )
 
 
@@ -42,7 +44,8 @@ class NodeKey:
     def __post_init__(self) -> None:
         if self.phase not in _PHASES:
             raise InvalidInput(
-                f"the phase {self.phase!r} is unknown; it must be 'update', 'cleanup' or 'check'.",
+                f"the phase {self.phase!r} is unknown; it must be one of "
+                f"{', '.join(repr(str(p)) for p in _PHASES)}.",
                 what="graph node",
             )
         object.__setattr__(self, "phase", Phase(self.phase))

@@ -56,8 +56,9 @@ class ChildStacks(Protocol):
     """Create, update, delete, cancel and read the child stacks of a parent's resources.
 
     Every call is safe to repeat: `create` is keyed by the parent action's idempotency
-    token, so the same step run twice finds the child the first run made; `check` is keyed
-    by the parent's check, so the same check step run twice starts one check of the child.
+    token, so the same step run twice finds the child the first run made; `check` and `walk`
+    are keyed by the parent's step, so the same step run twice starts one operation of the
+    child.
     """
 
     def create(
@@ -87,6 +88,13 @@ class ChildStacks(Protocol):
         """Start a check of the child for the parent's check step `key`, unless the check
         for that key was started already (or another check of the child runs, or another
         operation, which the state returned shows); the child's state after that."""
+        ...
+
+    def walk(self, child_id: str, action: str, key: str) -> ChildStack:
+        """Start a suspend or resume (`action`: SUSPEND, RESUME) of the child for the
+        parent's step `key`, unless the one for that key was started already or the
+        child's state forbids it (which the state returned shows); the child's state after
+        that."""
         ...
 
     def template(self, child_id: str) -> Mapping[str, Any]:

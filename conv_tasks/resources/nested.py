@@ -3,8 +3,9 @@ templates): the child completes, fails, updates and is deleted with its parent r
 
 Each action starts an operation on the child through the ChildStacks service in the
 ActionContext, then reads the child's state on every poll (soon at first, less often as the
-wait grows); a step never waits. A stack check checks the child too. The child's failure
-becomes the resource's, naming the child. A subclass says only what the child should be
+wait grows); a step never waits. A stack check checks the child too, and a stack suspend
+(resume) suspends (resumes) it. The child's failure becomes the resource's, naming the
+child. A subclass says only what the child should be
 (child_request) and how its outputs appear as attributes; the base adds the resource's own
 definition (ctx.facade) to the request, for the child's resource_facade calls.
 """
@@ -28,6 +29,7 @@ from conv_tasks.resources.child_stacks import (
 from conv_tasks.resources.plugin import (
     CHECK,
     DELETE,
+    SUSPEND,
     ActionContext,
     Progress,
     ResourceType,
@@ -147,6 +149,42 @@ class NestedStackResource(ResourceType):
             raise self._failure(
                 ctx, f"nested stack {name} is CHECK_FAILED (resources: {failed}): {child.reason}"
             )
+        return Progress(done=True)
+
+    # ------------------------------------------------------------ suspend, resume
+    def suspend(self, ctx: ActionContext) -> Progress:
+        """As Heat: suspend the child stack, and wait for it. Asked again on every poll:
+        `ctx.idempotency_token` names this suspend of the parent, so the child's is started
+        once and then only read."""
+        return self._walk(ctx)
+
+    def check_suspend(self, ctx: ActionContext) -> Progress:
+        return self._walk(ctx)
+
+    def resume(self, ctx: ActionContext) -> Progress:
+        return self._walk(ctx)
+
+    def check_resume(self, ctx: ActionContext) -> Progress:
+        return self._walk(ctx)
+
+    def _walk(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is None:
+            return Progress(done=True)  # no child: nothing to suspend
+        child = child_stacks(ctx).walk(ctx.physical_id, ctx.action, ctx.idempotency_token)
+        name = child.name or child.id
+        if child.deleted:
+            raise self._failure(ctx, f"nested stack {name} is gone")
+        if child.action != ctx.action:
+            suspended = child.action == SUSPEND and child.status == COMPLETE
+            if child.status == COMPLETE and suspended == (ctx.action == SUSPEND):
+                # Suspended already (a suspend tried again), or not suspended (a resume).
+                return Progress(done=True)
+            said = "suspended" if ctx.action == SUSPEND else "resumed"
+            raise self._failure(ctx, f"nested stack {name} is {child.state}: not {said}")
+        if child.status == IN_PROGRESS:
+            return Progress(done=False, poll_after=poll_after(ctx.now - ctx.started_at))
+        if child.status == FAILED:
+            raise self._failure(ctx, f"nested stack {name} is {child.state}: {child.reason}")
         return Progress(done=True)
 
     # --------------------------------------------------------------------- delete

@@ -31,7 +31,7 @@ TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
 # The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
 # number grows with additions, the major one with changes a type must follow.
-SDK_VERSION = "1.1"
+SDK_VERSION = "1.1"  # 1.1: suspend and resume actions; Observed.data (adopting, external_id)
 # The kinds of connection a type may act through (conv_tasks.connections.specs.KINDS).
 CONNECTION_KINDS = ("postgresql", "http", "celery")
 
@@ -45,6 +45,8 @@ CREATE = "CREATE"
 UPDATE = "UPDATE"
 DELETE = "DELETE"
 CHECK = "CHECK"
+SUSPEND = "SUSPEND"
+RESUME = "RESUME"
 
 # Fixed so that the id made from a token is the same on every host and every retry.
 _TOKEN_NAMESPACE = uuid.UUID("5b0e1f3c-7d4a-4c55-9a3e-2f6b8d1c0a17")
@@ -339,6 +341,22 @@ class ResourceType:
         return Progress(done=True)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    # Suspend and resume (a stack suspend walks its resources dependants first, a resume
+    # dependencies first). The defaults have nothing to suspend: the action completes at
+    # once. A type that pauses something real starts it in suspend()/resume() and polls it
+    # in check_suspend()/check_resume(), like any action; the token names the operation.
+    def suspend(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def check_suspend(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def resume(self, ctx: ActionContext) -> Progress:
+        return Progress(done=True)
+
+    def check_resume(self, ctx: ActionContext) -> Progress:
         return Progress(done=True)
 
     def observe(self, ctx: ActionContext) -> Observed | None:

@@ -3,7 +3,9 @@
 A resource type is a ResourceType subclass with a `type_name`, its property and attribute
 schemas, and its actions: `create`/`check_create`, `update`/`check_update`,
 `delete`/`check_delete` (start once, then poll: return a Progress, never sleep, return
-within the step budget), `interrupt`, `observe` (read the real object), `check`. Each step
+within the step budget), `suspend`/`check_suspend` and `resume`/`check_resume` (a stack
+suspend or resume; by default nothing to do: done at once), `interrupt`, `observe` (read the
+real object), `check`. Each step
 gets an ActionContext: the properties, the idempotency token (the same token must never make
 two things: a retried or resumed step gets the same one), the plugin data kept so far, the
 physical id, and the ready client of the resource's connection (`ctx.client()`). Raise the
@@ -36,7 +38,9 @@ from conv_tasks.resources.plugin import (
     DEFAULT_ACTION_TIMEOUT,
     DEFAULT_STEP_BUDGET,
     DELETE,
+    RESUME,
     SDK_VERSION,
+    SUSPEND,
     UPDATE,
     ActionContext,
     Connected,
@@ -97,9 +101,11 @@ __all__ = [
     "LIST",
     "MAP",
     "NUMBER",
+    "RESUME",
     "SDK_VERSION",
     "STRING",
     "SUPPORTED",
+    "SUSPEND",
     "UNSUPPORTED",
     "UPDATE",
     "ActionContext",

@@ -52,6 +52,8 @@ RESULT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "conv_tasks.stack.rollback": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.stack.cancel_update": (_STARTED, ["stack_id", "action", "status"]),
     "conv_tasks.stack.check": (_STARTED, ["stack_id", "action", "status", "traversal"]),
+    "conv_tasks.stack.suspend": (_STARTED, ["stack_id", "action", "status", "traversal"]),
+    "conv_tasks.stack.resume": (_STARTED, ["stack_id", "action", "status", "traversal"]),
     "conv_tasks.resource.mark_unhealthy": (
         {"stack_id": _STRING, "resource": _STRING, "status": _STRING, "changed": _BOOLEAN},
         ["stack_id", "resource", "status", "changed"],

@@ -260,6 +260,16 @@ def check(tenant: str, stack: str) -> dict[str, Any]:
     return _stacks(tenant).check(stack).to_json()
 
 
+@public_task("conv_tasks.stack.suspend", [TENANT, STACK])
+def suspend(tenant: str, stack: str) -> dict[str, Any]:
+    return _stacks(tenant).suspend(stack).to_json()
+
+
+@public_task("conv_tasks.stack.resume", [TENANT, STACK])
+def resume(tenant: str, stack: str) -> dict[str, Any]:
+    return _stacks(tenant).resume(stack).to_json()
+
+
 @public_task(
     "conv_tasks.resource.mark_unhealthy",
     [

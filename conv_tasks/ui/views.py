@@ -31,6 +31,8 @@ _KINDS: tuple[tuple[str, str, str, str], ...] = (
     # (the status ends with, icon, css class, what the icon means)
     ("FAILED", "\u2716", "failed", "failed"),
     ("IN_PROGRESS", "\u21bb", "in-progress", "in progress"),
+    # A suspended stack or resource is neither busy nor live: paused (stack suspend).
+    ("SUSPEND_COMPLETE", "\u23f8", "suspended", "suspended"),
     ("COMPLETE", "\u2714", "complete", "complete"),
     ("SUPERSEDED", "\u21e2", "superseded", "superseded"),
     ("NOT_STARTED", "\u25cb", "not-started", "not started"),

@@ -144,6 +144,8 @@ def test_file_names_that_climb_out_are_found(name: str, climbs: bool) -> None:
     ("body", "task", "kwargs"),
     [
         ({"check": None}, "conv_tasks.stack.check", {}),
+        ({"suspend": None}, "conv_tasks.stack.suspend", {}),
+        ({"resume": None}, "conv_tasks.stack.resume", {}),
         ({"cancel_update": None}, "conv_tasks.stack.cancel_update", {"rollback": True}),
         ({"cancel_without_rollback": None}, "conv_tasks.stack.cancel_update", {"rollback": False}),
     ],
@@ -158,7 +160,7 @@ def test_actions_name_their_task(body: dict[str, Any], task: str, kwargs: dict[s
         ({}, 400),
         ({"check": None, "cancel_update": None}, 400),
         ({"dance": 1}, 400),
-        ({"suspend": None}, 501),
+        ({"snapshot": None}, 400),
     ],
 )
 def test_bad_actions_are_refused(body: dict[str, Any], status: int) -> None:

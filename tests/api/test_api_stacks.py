@@ -211,10 +211,32 @@ def test_what_is_not_implemented_answers_501_naming_it(http: httpx.Client, tenan
     assert answer.status_code == 501
     fault = answer.json()
     assert fault["code"] == 501 and "snapshots" in fault["error"]["message"]
-    suspend = http.post(f"{url}/actions", json={"suspend": None})
-    assert suspend.status_code == 501 and "suspend" in suspend.json()["error"]["message"]
     assert http.get(f"/v1/{tenant}/software_configs").status_code == 501
     assert http.get(f"/v1/{tenant}/build_info").status_code == 501
+
+
+def test_suspend_and_resume_are_stack_actions(http: httpx.Client, tenant: str) -> None:
+    url = create(http, tenant, "sleepy")
+    assert wait_done(http, url)["stack_status"] == "CREATE_COMPLETE"
+    suspended = http.post(f"{url}/actions", json={"suspend": None})
+    assert suspended.status_code == 200, suspended.text
+    assert wait_done(http, url)["stack_status"] == "SUSPEND_COMPLETE"
+    resources = http.get(f"{url}/resources").json()["resources"]
+    assert {r["resource_status"] for r in resources} == {"SUSPEND_COMPLETE"}
+    again = http.post(f"{url}/actions", json={"suspend": None})
+    assert again.status_code == 409, again.text
+    assert "SUSPEND_COMPLETE" in again.json()["error"]["message"]
+    refused = http.patch(url, json={"parameters": {"greeting": "yo"}})
+    assert refused.status_code == 409 and "resume it first" in refused.text
+    resumed = http.post(f"{url}/actions", json={"resume": None})
+    assert resumed.status_code == 200, resumed.text
+    stack = wait_done(http, url)
+    assert stack["stack_status"] == "RESUME_COMPLETE"
+    twice = http.post(f"{url}/actions", json={"resume": None})
+    assert twice.status_code == 409 and "only a suspended stack" in twice.text
+    assert wait_done(http, url)["stack_status"] == "RESUME_COMPLETE"
+    states = http.get(f"/v1/{tenant}/stacks", params={"status": "RESUME_COMPLETE"}).json()
+    assert [s["stack_name"] for s in states["stacks"]] == ["sleepy"]
 
 
 def test_templates_are_validated_and_types_listed(http: httpx.Client, tenant: str) -> None:

@@ -57,6 +57,8 @@ WRITE_TASKS = (
     "conv_tasks.stack.cancel_update",
     "conv_tasks.resource.signal",
     "conv_tasks.stack.check",
+    "conv_tasks.stack.suspend",
+    "conv_tasks.stack.resume",
     "conv_tasks.resource.mark_unhealthy",
 )
 # A refusal's error code, by who refused: the payload checks, the template and parameter

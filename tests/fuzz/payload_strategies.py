@@ -99,6 +99,8 @@ TASKS: dict[str, dict[str, Spec]] = {
         "not_tags_any": Spec(Kind.TAGS),
     },
     "conv_tasks.stack.check": {"tenant": NAME, "stack": NAME},
+    "conv_tasks.stack.suspend": {"tenant": NAME, "stack": NAME},
+    "conv_tasks.stack.resume": {"tenant": NAME, "stack": NAME},
     "conv_tasks.resource.mark_unhealthy": {
         "tenant": NAME,
         "stack": NAME,
@@ -412,10 +414,17 @@ class Known:
 _STACK_NAMES = st.from_regex(r"\A[A-Za-z][A-Za-z0-9_.-]{0,40}\Z") | LEGAL_NAMES
 
 
-# Check and mark-unhealthy would only ever meet "no such stack" here, as delete and rollback
-# do: left out, so that creates and updates with garbage templates stay a good share.
+# Check, suspend, resume and mark-unhealthy would only ever meet "no such stack" here, as
+# delete and rollback do: left out, so that creates and updates with garbage templates stay
+# a good share.
 _HOSTILE_TASKS = sorted(
-    set(TASKS) - {"conv_tasks.stack.check", "conv_tasks.resource.mark_unhealthy"}
+    set(TASKS)
+    - {
+        "conv_tasks.stack.check",
+        "conv_tasks.stack.suspend",
+        "conv_tasks.stack.resume",
+        "conv_tasks.resource.mark_unhealthy",
+    }
 )
 
 

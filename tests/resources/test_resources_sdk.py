@@ -27,6 +27,7 @@ def test_the_face_holds_what_a_type_author_uses() -> None:
         assert hasattr(sdk, name), name
     assert issubclass(sdk.Throttled, sdk.Transient)
     assert sdk.SDK_VERSION == "1.1"
+    assert (sdk.SUSPEND, sdk.RESUME) == ("SUSPEND", "RESUME")
 
 
 @pytest.mark.parametrize(

@@ -250,6 +250,58 @@ def test_heat_signal_transports_are_refused_by_name() -> None:
     )
 
 
+@pytest.mark.parametrize("action", ["SUSPEND", "RESUME"])
+def test_a_suspend_or_resume_in_actions_runs_the_config_on_the_server(action: str) -> None:
+    store = MemoryDeployments()
+    props = {"actions": ["CREATE", action]}
+    ctx = _deploy_ctx(store, _config(store), properties=props)
+    plugin = SoftwareDeploymentResource()
+    created = plugin.create(ctx)
+    assert created.physical_id is not None
+    store.server_signals(created.physical_id, "COMPLETE", outputs={})
+    walk = replace(
+        _after(ctx, created), action=action, idempotency_token=f"{ctx.idempotency_token}:{action}"
+    )
+    start, poll = (
+        (plugin.suspend, plugin.check_suspend)
+        if action == "SUSPEND"
+        else (plugin.resume, plugin.check_resume)
+    )
+    started = start(walk)
+    assert not started.done
+    published = store.published[-1]
+    assert (published.action, published.awaited) == (action, True)
+    assert published.id == created.physical_id and published.input_values == {"foo": "F"}
+    assert not poll(_after(walk, started)).done
+    store.server_signals(created.physical_id, "COMPLETE", outputs={"deploy_stdout": action})
+    assert poll(_after(walk, started)).done
+
+
+def test_a_suspend_or_resume_not_in_actions_completes_at_once() -> None:
+    store = MemoryDeployments()
+    ctx = _deploy_ctx(store, _config(store), properties={"actions": ["CREATE"]})
+    plugin = SoftwareDeploymentResource()
+    created = plugin.create(ctx)
+    store.server_signals(created.physical_id or "", "COMPLETE", outputs={})
+    walk = replace(_after(ctx, created), action="SUSPEND")
+    assert plugin.suspend(walk).done and plugin.resume(replace(walk, action="RESUME")).done
+    assert [p.action for p in store.published] == ["CREATE"]  # the server was asked nothing
+
+
+def test_a_refused_action_is_named_by_its_word() -> None:
+    [problem] = static_problems(
+        SoftwareDeploymentResource,
+        {"server": "s", "actions": ["CREATE", "PAUSE"]},
+        path="resources.d.properties",
+    )
+    assert problem.path == "resources.d.properties.actions[1]"
+    for word in ("CREATE", "UPDATE", "DELETE", "SUSPEND", "RESUME", "'PAUSE'"):
+        assert word in problem.message, problem.message
+    assert "DeployAction" not in problem.message and "<" not in problem.message
+    shown = default_registry().show("OS::Heat::SoftwareDeployment")["properties"]["actions"]
+    assert "<" not in str(shown) and "SUSPEND" in str(shown)
+
+
 def test_both_types_are_registered() -> None:
     registry = default_registry()
     shown = registry.show("OS::Heat::SoftwareDeployment")

@@ -76,7 +76,9 @@ def test_a_state_filter_matches_a_status_of_any_action_or_one_state() -> None:
     assert parse_state_filter("CHECK_FAILED") == ("CHECK", "FAILED")
     for refused in ("", "failed", "INIT_COMPLETE", "SIGNAL_COMPLETE", "CREATE", "COMPLETE_"):
         assert parse_state_filter(refused) is None
-    assert len(STATE_FILTERS) == 3 + 5 * 3
+    assert parse_state_filter("SUSPEND_COMPLETE") == ("SUSPEND", "COMPLETE")
+    assert parse_state_filter("RESUME_FAILED") == ("RESUME", "FAILED")
+    assert len(STATE_FILTERS) == 3 + 7 * 3
     assert all(parse_state_filter(value) is not None for value in STATE_FILTERS)
 
 

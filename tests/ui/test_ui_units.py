@@ -202,6 +202,10 @@ def test_statuses_are_told_by_an_icon_and_words_not_colour_alone() -> None:
     assert (failed.icon, failed.text, failed.css) == ("\u2716", "CREATE FAILED", "failed")
     assert running.css == "in-progress" and running.icon != failed.icon
     assert done.text == "X" and done.icon
+    paused, resumed = badge("SUSPEND_COMPLETE"), badge("RESUME_COMPLETE")
+    assert (paused.text, paused.css, paused.label) == ("SUSPEND COMPLETE", "suspended", "suspended")
+    assert paused.icon not in (failed.icon, running.icon, badge("CREATE_COMPLETE").icon)
+    assert resumed.css == "complete" and badge("SUSPEND_FAILED").css == "failed"
 
 
 def test_durations_pages_and_commands() -> None:

@@ -15,7 +15,9 @@ from conv_tasks.cli.commands.stack_operations import (
     stack_create,
     stack_delete,
     stack_preview,
+    stack_resume,
     stack_rollback,
+    stack_suspend,
     stack_update,
 )
 from conv_tasks.cli.commands.stack_views import (
@@ -39,6 +41,8 @@ from conv_tasks.cli.commands.stack_views import (
         stack_rollback,
         stack_cancel,
         stack_check,
+        stack_suspend,
+        stack_resume,
         stack_show,
         stack_list,
         stack_outputs,

@@ -351,3 +351,26 @@ def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> Non
     """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
     resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
     _started(ctx, ctx.client().check(name), wait, wait_timeout)
+
+
+@click.command("suspend")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_suspend(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Suspend every resource of stack NAME, dependants first: it ends SUSPEND_COMPLETE, or
+    SUSPEND_FAILED (exit 1 with --wait). Refused while an operation runs, once suspended,
+    or after a failed operation. A suspended stack is resumed or deleted, not updated."""
+    _started(ctx, ctx.client().suspend(name), wait, wait_timeout)
+
+
+@click.command("resume")
+@click.argument("name")
+@wait_option
+@wait_timeout_option
+@pass_ctx
+def stack_resume(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    """Resume every resource of the suspended stack NAME, dependencies first: it ends
+    RESUME_COMPLETE, or RESUME_FAILED (exit 1 with --wait)."""
+    _started(ctx, ctx.client().resume(name), wait, wait_timeout)

@@ -8,7 +8,7 @@ begins with the stack's own `*_IN_PROGRESS` event and ends with its `*_COMPLETE`
 - failed: its last event in the phase is a failure;
 - replaced: one of its versions was created (or reinstated by an update) and another one
   deleted, as a replacement, or a rollback of one, does;
-- created, updated, deleted, checked: the action it completed.
+- created, updated, deleted, checked, suspended, resumed: the action it completed.
 
 A resource that only began an action counts nowhere. A failed phase is told as the engine
 summed it up (conv_tasks.engine.stack.summary: it also counts what never started). Pure:
@@ -26,6 +26,8 @@ from conv_tasks.statuses import Action, Status, status_of
 # The words of the counts, in the order they are printed ("checked" only for a check).
 CHANGES = ("created", "updated", "replaced", "deleted")
 _DONE = {Action.CREATE: "created", Action.UPDATE: "updated", Action.DELETE: "deleted"}
+# Operations that change no definition count only what they did, and the failures.
+_WALKED = {Action.CHECK: "checked", Action.SUSPEND: "suspended", Action.RESUME: "resumed"}
 
 
 @dataclass
@@ -48,11 +50,13 @@ class Phase:
             done.add(action)
 
     def counts(self) -> dict[str, int]:
-        """{"created", "updated", "replaced", "deleted", "failed"} (and "checked" for a
-        check): how many resources each happened to."""
+        """{"created", "updated", "replaced", "deleted", "failed"} ("checked", "suspended"
+        or "resumed" and "failed" for a check, suspend or resume): how many resources each
+        happened to."""
         counted = dict.fromkeys((*CHANGES, "failed"), 0)
-        if self.action == Action.CHECK:
-            counted = {"checked": 0, "failed": 0}
+        walked = _WALKED.get(Action(self.action)) if self.action in _WALKED else None
+        if walked is not None:
+            counted = {walked: 0, "failed": 0}
         for name, done in self.completed.items():
             word = "failed" if name in self.failed else _what_happened(done)
             if word in counted:
@@ -66,8 +70,9 @@ class Phase:
 def _what_happened(done: set[str]) -> str | None:
     if Action.DELETE in done and done & {Action.CREATE, Action.UPDATE}:
         return "replaced"
-    if Action.CHECK in done:
-        return "checked"
+    for action, word in _WALKED.items():
+        if action in done:
+            return word
     for action, word in _DONE.items():
         if action in done:
             return word

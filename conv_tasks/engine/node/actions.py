@@ -1,4 +1,5 @@
-"""Running one resource action (create, update, delete, check) through its plugin, step by step.
+"""Running one resource action (create, update, delete, check, suspend, resume) through its
+plugin, step by step.
 
 A step either finishes the action or asks to be polled again later: the
 node task then re-enqueues itself with a countdown. No step ever sleeps in
@@ -244,12 +245,16 @@ def _step(
         Action.UPDATE: plugin.update,
         Action.DELETE: plugin.delete,
         Action.CHECK: plugin.check,
+        Action.SUSPEND: plugin.suspend,
+        Action.RESUME: plugin.resume,
     }
     checkers = {
         Action.CREATE: plugin.check_create,
         Action.UPDATE: plugin.check_update,
         Action.DELETE: plugin.check_delete,
         Action.CHECK: plugin.check,
+        Action.SUSPEND: plugin.check_suspend,
+        Action.RESUME: plugin.check_resume,
     }
     if adopts(ctx):
         # A resource with an external_id: its object exists, the type's create never runs.

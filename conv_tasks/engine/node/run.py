@@ -1,5 +1,5 @@
 """One graph node: converge a resource (update phase), purge its old versions (clean-up),
-or check it (a stack check).
+check it (a stack check), or suspend or resume it (a stack suspend or resume).
 
 A node hands its predecessors' failures on without touching the database;
 otherwise it runs on one database connection: claim, decide, act, write,
@@ -18,6 +18,7 @@ from conv_tasks.engine.node.cleanup import clean_up
 from conv_tasks.engine.node.converge import converge
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.node.propagate import hand_on
+from conv_tasks.engine.node.suspend import walk_node
 from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref
 from conv_tasks.graph import NodeKey, Phase
 
@@ -54,6 +55,8 @@ def run_node(env: EngineEnv, task: NodeTask, nonce: str | None = None) -> Outcom
         try:
             if task.node.phase == Phase.UPDATE:
                 return converge(run)
-            return clean_up(run) if task.node.phase == Phase.CLEANUP else check_node(run)
+            if task.node.phase == Phase.CLEANUP:
+                return clean_up(run)
+            return check_node(run) if task.node.phase == Phase.CHECK else walk_node(run)
         finally:
             run.flush()

@@ -56,7 +56,7 @@ def _status(key: NodeKey, rows: list[ResourceRow], update_names: set[str]) -> st
     mine = [r for r in rows if r.name == key.name]
     heads = [r for r in mine if r.is_head]
     head = max(heads, key=lambda r: r.version) if heads else None
-    if key.phase in (Phase.UPDATE, Phase.CHECK):
+    if key.phase != Phase.CLEANUP:
         if head is None:
             return NOT_STARTED
         if head.action == Action.INIT:

@@ -1,4 +1,5 @@
-"""Stack operations: create, update, delete, rollback, cancel, check, and how a traversal ends.
+"""Stack operations: create, update, delete, rollback, cancel, check, suspend, resume, and how
+a traversal ends.
 
 Two faces. `TenantStacks(env, tenant)` is what users reach (the public tasks): every
 stack is one of the tenant's, found by name or id. `StackControl(env)` is the engine's

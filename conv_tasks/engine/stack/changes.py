@@ -268,6 +268,11 @@ def rollback(
     """
     if stack.action == Action.DELETE:
         raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be rolled back.")
+    if stack.action in (Action.SUSPEND, Action.RESUME):
+        raise Conflict(
+            f"Stack {stack.name!r} is {stack.state}: a suspend or resume is not rolled back; "
+            "resume the stack (or delete it)."
+        )
     if require_failed and stack.status == Status.COMPLETE:
         raise Conflict(
             f"Stack {stack.name!r} is {stack.state}: only a failed or in-progress operation "

@@ -94,8 +94,9 @@ def complete_traversal(
                     prev_raw_template_id=None,
                     current_graph=None,
                 )
-            elif action != Action.CHECK:
-                # A check changed no template: the rollback target stays what it was.
+            elif action not in (Action.CHECK, Action.SUSPEND, Action.RESUME):
+                # A check, suspend or resume changed no template: the rollback target stays
+                # what it was.
                 fields.update(prev_raw_template_id=stack.raw_template_id)
             if not tx.stacks.update_if_current(stack_id, traversal, **fields):
                 return None

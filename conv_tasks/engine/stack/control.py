@@ -23,6 +23,7 @@ from conv_tasks.engine.stack.launch import Started, begin, launch
 from conv_tasks.engine.stack.nesting import child_stack_name, nesting_of_child
 from conv_tasks.engine.stack.planning import ChangeRequest
 from conv_tasks.engine.stack.results import OperationResult
+from conv_tasks.engine.stack.suspension import begin_child_walk, begin_walk
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, NotFound
 from conv_tasks.statuses import Action, OperationOutcome, Status
 
@@ -82,6 +83,11 @@ class StackControl:
                     return None
                 if stack.action == Action.CHECK:
                     started = begin_check(self.env, tx, stack, expected, reason, resumes=True)
+                elif stack.action in (Action.SUSPEND, Action.RESUME):
+                    action = Action(stack.action)
+                    started = begin_walk(
+                        self.env, tx, stack, action, expected, reason, resumes=True
+                    )
                 else:
                     raw = tx.templates.get(stack.raw_template_id or 0)
                     started = begin(
@@ -197,6 +203,15 @@ class StackControl:
         """Start the check of a nested stack its parent's check `key` asks for, once."""
         with self.env.db.transaction() as tx:
             begun = begin_child_check(self.env, tx, child_id, key)
+        if begun is not None:
+            started, old = begun
+            launch(self.env, started, old)
+
+    def walk_child(self, child_id: str, action: Action, key: str) -> None:
+        """Start the suspend (resume) of a nested stack its parent's step `key` asks for,
+        once."""
+        with self.env.db.transaction() as tx:
+            begun = begin_child_walk(self.env, tx, child_id, action, key)
         if begun is not None:
             started, old = begun
             launch(self.env, started, old)

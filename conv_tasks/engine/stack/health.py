@@ -25,6 +25,7 @@ from conv_tasks.db import EventRecord, StackRow, Transaction
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.stack.launch import Started, swap_in
 from conv_tasks.engine.stack.results import Marked
+from conv_tasks.engine.stack.suspension import is_suspended, suspended_refusal
 from conv_tasks.errors import Conflict, LostRace, NotFound
 from conv_tasks.graph import NodeKey, Phase, TraversalGraph
 from conv_tasks.statuses import Action, Status, state_name
@@ -78,6 +79,8 @@ def begin_user_check(env: EngineEnv, tx: Transaction, stack: StackRow) -> Starte
         )
     if stack.action == Action.DELETE or stack.raw_template_id is None:
         raise Conflict(f"Stack {stack.name!r} was deleted; it cannot be checked.")
+    if is_suspended(stack):
+        raise suspended_refusal(stack, "checked")
     return begin_check(env, tx, stack, stack.current_traversal, "Stack CHECK started")
 
 

@@ -4,7 +4,7 @@
 same way here, so a preview cannot drift from the update it previews: the stored
 template, parameters, environment and files it keeps or replaces, the parameters a new
 template retires (Heat's PATCH update), the facade, the definition, and the refusals
-(a stack being deleted, an immutable parameter changed). Reads; writes nothing.
+(a stack being deleted or suspended, an immutable parameter changed). Reads; writes nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from conv_tasks.engine.definition import (
     without_retired_parameters,
 )
 from conv_tasks.engine.environment import EngineEnv
+from conv_tasks.engine.stack.suspension import is_suspended, suspended_refusal
 from conv_tasks.errors import Conflict, ConvTasksError
 from conv_tasks.statuses import Action
 from conv_tasks.template import StackIdentity, load_template, refuse_given, with_identity
@@ -69,6 +70,9 @@ def plan_change(
     `facade`; any other update keeps the one stored."""
     if stack.action == Action.DELETE:
         raise Conflict(f"Stack {stack.name!r} is being deleted; it cannot be updated.")
+    if is_suspended(stack):
+        # As Heat: a suspended stack is resumed (or deleted), never updated.
+        raise suspended_refusal(stack, "updated")
     current = tx.templates.get(stack.raw_template_id or 0)
     template = request.template
     source: Mapping[str, Any] | str = template if template is not None else current.template

@@ -5,7 +5,7 @@ the operation's end, from the event and resource tables: TraversalMark):
 
 - failed: its last event in the traversal is a failure, or a failure names it;
 - replaced: one version was created (or reinstated) and another one deleted;
-- created, updated, deleted, checked: the action the traversal completed on it;
+- created, updated, deleted, checked, suspended, resumed: the action the traversal completed on it;
 - unchanged: nothing to do (its head stands converged to the traversal's template);
 - in progress: an action still under way (a timeout or a cancel ends the operation first);
 - not started: nothing happened to it (a predecessor failed, or the operation stopped).
@@ -33,6 +33,8 @@ class Outcome(StrEnum):
     REPLACED = "replaced"
     DELETED = "deleted"
     CHECKED = "checked"
+    SUSPENDED = "suspended"
+    RESUMED = "resumed"
     UNCHANGED = "unchanged"
     FAILED = "failed"
     IN_PROGRESS = "in progress"
@@ -40,6 +42,11 @@ class Outcome(StrEnum):
 
 
 _DONE = ((Action.CREATE, Outcome.CREATED), (Action.UPDATE, Outcome.UPDATED))
+_WALKED = (
+    (Action.CHECK, Outcome.CHECKED),
+    (Action.SUSPEND, Outcome.SUSPENDED),
+    (Action.RESUME, Outcome.RESUMED),
+)
 
 
 def outcome_of(mark: TraversalMark | None, *, failed: bool = False) -> Outcome:
@@ -58,8 +65,9 @@ def outcome_of(mark: TraversalMark | None, *, failed: bool = False) -> Outcome:
             return outcome
     if Action.DELETE in done:
         return Outcome.DELETED
-    if Action.CHECK in done:
-        return Outcome.CHECKED
+    for action, outcome in _WALKED:
+        if action in done:
+            return outcome
     return Outcome.UNCHANGED if mark.converged else Outcome.NOT_STARTED
 
 

@@ -20,8 +20,9 @@ from conv_tasks.engine.stack.launch import Started, launch
 from conv_tasks.engine.stack.nesting import refuse_direct_change
 from conv_tasks.engine.stack.planning import ChangeRequest, plan_change
 from conv_tasks.engine.stack.results import Marked, OperationResult
+from conv_tasks.engine.stack.suspension import begin_user_walk
 from conv_tasks.errors import Duplicate, NotFound
-from conv_tasks.statuses import Status, state_name
+from conv_tasks.statuses import Action, Status, state_name
 from conv_tasks.tags import checked_tags
 
 Start = Callable[[Transaction, StackRow], tuple[Started, StackDefinition]]
@@ -170,6 +171,25 @@ class TenantStacks:
         with self.env.db.transaction() as tx:
             stack = tx.stacks.find(self.tenant, ref)
             started = begin_user_check(self.env, tx, stack)
+        return self._walk_started(stack, started)
+
+    def suspend(self, ref: str) -> OperationResult:
+        """Suspend every resource of the stack, dependants first (suspension.py says when
+        a stack may be suspended; Conflict otherwise)."""
+        return self._walk(ref, Action.SUSPEND)
+
+    def resume(self, ref: str) -> OperationResult:
+        """Resume every resource of a suspended stack, dependencies first."""
+        return self._walk(ref, Action.RESUME)
+
+    def _walk(self, ref: str, action: Action) -> OperationResult:
+        with self.env.db.transaction() as tx:
+            stack = self._for_change(tx, ref)
+            started = begin_user_walk(self.env, tx, stack, action)
+        return self._walk_started(stack, started)
+
+    def _walk_started(self, stack: StackRow, started: Started) -> OperationResult:
+        """Launch a check, suspend or resume: it stores no template and makes no warnings."""
         launch(self.env, started, stack.current_traversal)
         return OperationResult(
             stack_id=started.stack_id,

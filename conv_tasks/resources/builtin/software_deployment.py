@@ -6,7 +6,9 @@ the agent's signal has been recorded: COMPLETE with outputs, or FAILED. The
 agent's IN_PROGRESS signal only tells the user it has started. An action
 not among `actions` publishes the new config and inputs without asking the
 server for anything. Delete asks the server to run DELETE when `actions`
-holds it and the server has run the deployment before, then removes it.
+holds it and the server has run the deployment before, then removes it. A stack
+suspend (resume) asks the server to run SUSPEND (RESUME) when `actions` holds it,
+and waits for its signal like a create; otherwise it completes at once.
 """
 
 from __future__ import annotations
@@ -205,6 +207,27 @@ class SoftwareDeploymentResource(ResourceType):
                 f"deployment's timeout ({float(timeout):.0f} s)",
             )
         return Progress(done=False, poll_after=poll_after(waited))
+
+    # ------------------------------------------------------------ suspend, resume
+    def suspend(self, ctx: ActionContext) -> Progress:
+        return self._on_walk(ctx, DeployAction.SUSPEND)
+
+    def check_suspend(self, ctx: ActionContext) -> Progress:
+        return self._check(ctx)
+
+    def resume(self, ctx: ActionContext) -> Progress:
+        return self._on_walk(ctx, DeployAction.RESUME)
+
+    def check_resume(self, ctx: ActionContext) -> Progress:
+        return self._check(ctx)
+
+    def _on_walk(self, ctx: ActionContext, action: DeployAction) -> Progress:
+        """Run the config on the server for a suspend or resume its `actions` name (with the
+        inputs and config it has now); nothing to do otherwise, nor for a deployment never
+        published."""
+        if action.value not in (ctx.properties.get("actions") or ()) or ctx.physical_id is None:
+            return Progress(done=True)
+        return self._publish(ctx, ctx.physical_id, action)
 
     # --------------------------------------------------------------------- delete
     def delete(self, ctx: ActionContext) -> Progress:

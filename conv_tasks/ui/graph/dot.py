@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from conv_tasks.ui.graph.drawing import PATH_SEPARATOR, Drawing, DrawnNode, EdgeKind, Nesting
 from conv_tasks.ui.graph.families import LOOKS, Family, family_of, status_class
-from conv_tasks.ui.graph.inputs import CHECK, CLEANUP
+from conv_tasks.ui.graph.inputs import CHECK, CLEANUP, RESUME, SUSPEND
 
 # Longer names are cut on the label (data-node and the tooltip keep them whole): a long name
 # would make its whole rank as wide.
@@ -30,7 +30,7 @@ _HEADER = f"""digraph stack {{
   node [shape=box, fontname="Helvetica", fontsize=10, margin="0.10,0.04", fontcolor="#1a1a1a"];
   edge [color="#6b6b6b", arrowsize=0.6];
 """
-_PHASE_WORDS = {CLEANUP: "clean-up", CHECK: "check"}
+_PHASE_WORDS = {CLEANUP: "clean-up", CHECK: "check", SUSPEND: "suspend", RESUME: "resume"}
 
 
 def shortened(text: str, limit: int = MAX_LABEL_CHARS) -> str:

@@ -17,6 +17,8 @@ from conv_tasks.ui.graph.errors import GraphRenderError
 UPDATE = "update"
 CLEANUP = "cleanup"
 CHECK = "check"
+SUSPEND = "suspend"
+RESUME = "resume"
 
 
 # GraphNode and ResourceInfo are NamedTuples rather than frozen dataclasses: a 10,000-resource

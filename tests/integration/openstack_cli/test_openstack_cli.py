@@ -1,7 +1,8 @@
 """The `openstack` CLI (python-openstackclient with python-heatclient, from the registry)
 drives a stack through its life against the HTTP edge and the session's workers, as a user of
 Heat would: an environment file and `get_file`, every read, an in-place update, a dry run,
-a check, a cancelled update, a delete; then template validation and the type list."""
+a check, a suspend and resume, a cancelled update, a delete; then template validation and the
+type list."""
 
 from __future__ import annotations
 
@@ -141,6 +142,14 @@ def test_a_stacks_life_through_the_openstack_command(openstack: OpenStack) -> No
     # check
     openstack.ok("stack", "check", "--wait", name)
     assert status(openstack, name) == "CHECK_COMPLETE"
+
+    # suspend and resume
+    openstack.ok("stack", "suspend", "--wait", name)
+    assert status(openstack, name) == "SUSPEND_COMPLETE"
+    refused = openstack.run("stack", "suspend", name)
+    assert refused.returncode != 0 and "suspended already" in refused.stdout + refused.stderr
+    openstack.ok("stack", "resume", "--wait", name)
+    assert status(openstack, name) == "RESUME_COMPLETE"
 
     # cancel an update under way: it rolls back
     openstack.ok("stack", "update", "--existing", "--parameter", "greeting=hola",

@@ -19,7 +19,7 @@ from typing import Any
 
 from conv_tasks.db import DeploymentRow, EventRecord, StackRow, Transaction, config_of
 from conv_tasks.deployments.credentials import matches
-from conv_tasks.deployments.records import DeployStatus
+from conv_tasks.deployments.records import DeployAction, DeployStatus
 from conv_tasks.deployments.signals import SignalVerdict, interpret_signal
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.read import stack_definition
@@ -150,7 +150,7 @@ def _ignored(row: DeploymentRow, action: str, verdict: SignalVerdict) -> str | N
 
 def check_action(action: object) -> str:
     """The action a server's signal names, or PayloadError."""
-    names = [a.value for a in (Action.CREATE, Action.UPDATE, Action.DELETE)]
+    names = [a.value for a in DeployAction]
     if action not in names:
         raise PayloadError(
             [Problem("action", f"must be one of {', '.join(names)}, got {action!r}")]

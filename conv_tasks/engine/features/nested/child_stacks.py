@@ -95,6 +95,10 @@ class EngineChildStacks:
         self._control.check_child(child_id, key)
         return self.get(child_id)
 
+    def walk(self, child_id: str, action: str, key: str) -> ChildStack:
+        self._control.walk_child(child_id, Action(action), key)
+        return self.get(child_id)
+
     def get(self, child_id: str) -> ChildStack:
         with self._env.db.transaction() as tx:
             child = tx.stacks.get_any(child_id)
