@@ -53,6 +53,14 @@ class EngineChildStacks:
         return self._control.create_child(parent, resource_name, token, wanted, request.facade)
 
     def update(self, child_id: str, request: ChildRequest) -> None:
+        change = self.change_request(child_id, request)
+        self._control.update_child(
+            child_id, change, timeout_mins=request.timeout_mins, facade=request.facade
+        )
+
+    def change_request(self, child_id: str, request: ChildRequest) -> ChangeRequest:
+        """The update of the child that `request` makes: the parent's files, environment
+        and hidden values handed down. Only reads (a preview asks it too)."""
         with self._env.db.transaction() as tx:
             child = tx.stacks.get(child_id)
             parent = tx.stacks.get_any(child.parent_stack_id) if child.parent_stack_id else None
@@ -61,10 +69,7 @@ class EngineChildStacks:
         template, parameters = with_inherited_secrets(
             request.template, request.parameters, secrets, files=files
         )
-        change = ChangeRequest(template, parameters, environment=environment, files=files)
-        self._control.update_child(
-            child_id, change, timeout_mins=request.timeout_mins, facade=request.facade
-        )
+        return ChangeRequest(template, parameters, environment=environment, files=files)
 
     def delete(self, child_id: str) -> None:
         self._control.delete_child(child_id)
