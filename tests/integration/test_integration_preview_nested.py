@@ -5,11 +5,15 @@ apply, nothing left to change after the update, and nothing written by a preview
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
 from integration_support import template
 from sqlalchemy import text
 
+from conv_tasks.cli.main import cli
 from conv_tasks.client import Client
 from conv_tasks.db.session import session_scope
 
@@ -87,9 +91,15 @@ def rows() -> dict[str, object]:
         }
 
 
-def test_the_preview_lists_changes_inside_provider_templates_and_groups(client: Client) -> None:
+def syncpoints(redis_client: Any) -> set[bytes]:
+    return set(redis_client.scan_iter(match="*:sp:*", count=1000))
+
+
+def test_the_preview_lists_changes_inside_provider_templates_and_groups(
+    client: Client, redis_client: Any, tmp_path: Path
+) -> None:
     _create(client, "deep", _parent("v1"))
-    before = rows()
+    before, points = rows(), syncpoints(redis_client)
 
     data = _preview(client, "deep", _parent("v2"))
 
@@ -119,8 +129,26 @@ def test_the_preview_lists_changes_inside_provider_templates_and_groups(client: 
     assert data["summary"].endswith(
         "; inside nested stacks: 0 to create, 5 to update, 3 to replace, 0 to delete, 3 unchanged"
     )
-    # A preview writes nothing: no row, no template, no event, no traversal.
+    # The CLI's text: the nested changes indented under their parent, two levels deep.
+    (tmp_path / "box.yaml").write_text(BOX)
+    (tmp_path / "env.yaml").write_text(json.dumps(ENV))
+    (tmp_path / "parent.yaml").write_text(json.dumps(_parent("v2")))
+    args = ["stack", "preview", "deep", "-t", str(tmp_path / "parent.yaml")]
+    args += ["-e", str(tmp_path / "env.yaml")]
+    result = CliRunner().invoke(cli, ["--tenant", client.tenant, "--timeout", "30", *args])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    grp = lines.index("  ~ grp  OS::Heat::ResourceGroup  update")
+    assert lines[grp + 1].startswith("      resource_def: ")
+    assert lines[grp + 2].startswith("      in deep-grp-")
+    assert lines[grp + 3].startswith("      ~ 0  ")
+    assert lines[grp + 4].startswith("          value: ")
+    assert lines[grp + 5].startswith("          in ")
+    assert lines[grp + 6].startswith("          ~ a  ")
+    assert lines[grp + 7] == '              value: "v1" -> "v2"'
+    # A preview writes nothing: no row, no template, no event, no traversal, no SyncPoint.
     assert rows() == before
+    assert syncpoints(redis_client) == points
 
 
 def test_a_group_count_change_lists_the_members_added_and_removed(client: Client) -> None:

@@ -24,6 +24,7 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node import version_context
 from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
+from conv_tasks.errors import NotFound
 from conv_tasks.graph import ExistingVersion
 from conv_tasks.resources import ResourceType
 from conv_tasks.resources.builtin import HeatStackResource
@@ -88,12 +89,14 @@ def child_state(
         update_policy=prepared.resolved.update_policy,
         attribute_references=tuple(parent.definition.attribute_references.get(name, ())),
     )
+    try:
+        change = children.change_request(head.physical_id, plugin.preview_request(ctx))
+    except NotFound:
+        return None  # its child is gone: the update makes a new one
     with env.db.transaction() as tx:
         child = tx.stacks.get_any(head.physical_id)
-    if child is None or child.deleted:
-        return None
-    change = children.change_request(child.id, plugin.preview_request(ctx))
-    with env.db.transaction() as tx:
+        if child is None or child.deleted:
+            return None
         planned = plan_change(env, tx, child, change, facade=ctx.facade, via_parent=True)
         old = stack_definition(env, tx, child)
         versions = [version_of(vars(row)) for row in tx.resources.of_stack(child.id)]
