@@ -43,6 +43,7 @@ from conv_tasks.engine.read.preview_nested import (
     Unknown,
     child_state,
     child_unknown,
+    existing_of,
     parameters_read,
 )
 from conv_tasks.engine.read.views import stack_definition
@@ -94,8 +95,8 @@ def preview_stack(
         definition = plan_change(env, tx, stack, request).definition
         old = stack_definition(env, tx, stack)
         versions = [version_of(vars(row)) for row in tx.resources.of_stack(stack.id)]
-        existing = tx.resources.existing(stack.id)
-    entries = stack_changes(env, StackState(stack, definition, old, versions, existing), NONE)
+    state = StackState(stack, definition, old, versions, existing_of(versions))
+    entries = stack_changes(env, state, NONE)
     return _report(stack.name, True, entries)
 
 

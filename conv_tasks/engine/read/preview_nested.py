@@ -100,8 +100,15 @@ def child_state(
         planned = plan_change(env, tx, child, change, facade=ctx.facade, via_parent=True)
         old = stack_definition(env, tx, child)
         versions = [version_of(vars(row)) for row in tx.resources.of_stack(child.id)]
-        existing = tx.resources.existing(child.id)
-    return StackState(child, planned.definition, old, versions, existing)
+    return StackState(child, planned.definition, old, versions, existing_of(versions))
+
+
+def existing_of(versions: Sequence[ResourceVersion]) -> list[ExistingVersion]:
+    """The versions as the traversal planner reads them (read with them: no second query)."""
+    return [
+        ExistingVersion(v.id, v.name, v.version, frozenset(v.requires), v.replaced_by is None)
+        for v in versions
+    ]
 
 
 def child_unknown(
