@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import delete, exists, or_
+from sqlalchemy import delete, exists, or_, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -54,6 +54,13 @@ class Templates:
         self._session.add(row)
         self._session.flush()
         return TemplateRow(id=row.id, **values)
+
+    def load(self, template_ids: Iterable[int]) -> None:
+        """Read these templates in one statement, so that `get` of each in this transaction
+        costs no other (a preview of many child stacks)."""
+        wanted = sorted(set(template_ids))
+        if wanted:
+            list(self._session.scalars(select(RawTemplate).where(RawTemplate.id.in_(wanted))))
 
     def get(self, template_id: int) -> TemplateRow:
         row = self._session.get(RawTemplate, template_id)

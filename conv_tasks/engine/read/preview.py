@@ -25,6 +25,7 @@ it is `{"hidden": true}`: that it changed, never what from or to (the CLI words 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.db import ResourceVersion, StackRow, version_of
@@ -41,7 +42,7 @@ from conv_tasks.engine.read.preview_nested import (
     NONE,
     StackState,
     Unknown,
-    child_state,
+    child_states,
     child_unknown,
     existing_of,
     parameters_read,
@@ -102,11 +103,40 @@ def preview_stack(
 
 def stack_changes(env: EngineEnv, state: StackState, unknown: Unknown) -> list[dict[str, Any]]:
     """The entries of a stack's resources for the definition in `state`, those of its
-    children inside theirs; `unknown`: the stack's inputs that are known only at apply."""
+    children inside theirs, to any depth; `unknown`: the stack's inputs known only at apply.
+    Breadth first: the child stacks of one level are read together (child_states)."""
+    top: list[dict[str, Any]] = []
+    level: list[tuple[StackState, Unknown, list[dict[str, Any]]]] = [(state, unknown, top)]
+    while level:
+        wanted: list[_Child] = []
+        for stack_state, inputs, into in level:
+            entries, children = _changes(env, stack_state, inputs)
+            into.extend(entries)
+            wanted.extend(children)
+        level = _look_inside(env, wanted)
+    return top
+
+
+@dataclass(frozen=True)
+class _Child:
+    """A resource whose child stack the preview looks into, and the entry that shows it."""
+
+    parent: StackState
+    head: ResourceVersion
+    prepared: PreparedResource
+    unknown: Unknown
+    entry: dict[str, Any]
+
+
+def _changes(
+    env: EngineEnv, state: StackState, unknown: Unknown
+) -> tuple[list[dict[str, Any]], list[_Child]]:
+    """One stack's entries, and the resources whose child stacks are to be looked into."""
     plan = plan_traversal(state.existing, state.definition.dependencies)
     by_id = {v.id: v for v in state.versions}
     changing: set[str] = set()
     entries = []
+    children = []
     for node in plan.graph.order():
         if node.phase != Phase.UPDATE:
             continue
@@ -119,10 +149,16 @@ def stack_changes(env: EngineEnv, state: StackState, unknown: Unknown) -> list[d
             head = by_id[head_id]
             entry, prepared = _existing(env, state, head, plan.converge, by_id, changing, unknown)
             entry["reality"] = _reality(env, state.stack, head, state.definition)
-            # An input known only at apply may change the child even when it looks the same.
             action = entry["action"]
-            if prepared and (action == UPDATE or (action == UNCHANGED and entry["uncertain"])):
-                _add_nested(env, state, head, prepared, entry, changing, unknown)
+            # An input known only at apply may change the child even when it looks the same.
+            if (
+                prepared is not None
+                and prepared.resource_type.owns_child_stack
+                and head.physical_id is not None
+                and (action == UPDATE or (action == UNCHANGED and entry["uncertain"]))
+            ):
+                inputs = child_unknown(prepared.resource_type, snippet, changing, unknown)
+                children.append(_Child(state, head, prepared, inputs, entry))
         if entry["action"] != UNCHANGED or entry["uncertain"]:
             changing.add(node.name)
         entries.append(entry)
@@ -130,35 +166,25 @@ def stack_changes(env: EngineEnv, state: StackState, unknown: Unknown) -> list[d
     for gone in plan.removed:
         last = heads.get(gone)
         entries.append(_entry(gone, last.type if last else "", DELETE))
-    return entries
+    return entries, children
 
 
-def _add_nested(
-    env: EngineEnv,
-    state: StackState,
-    head: ResourceVersion,
-    prepared: PreparedResource,
-    entry: dict[str, Any],
-    changing: set[str],
-    unknown: Unknown,
-) -> None:
-    """The child's entries on the entry of a resource that owns one: `nested_stack` (its
-    id and name) and `nested`; what stops the child's preview (its new template does not
-    load, say) goes in `uncertain`, as the update would fail there."""
-    if not prepared.resource_type.owns_child_stack or head.physical_id is None:
-        return
-    snippet = state.definition.template.resources[head.name]
-    inputs = child_unknown(prepared.resource_type, snippet, changing, unknown)
-    try:
-        child = child_state(env, state, head, prepared)
-    except ConvTasksError as exc:
-        reason = state.definition.reason(head.name, str(exc))
-        entry["uncertain"] = f"its nested stack cannot be previewed: {reason}"
-        return
-    if child is None:
-        return
-    entry["nested_stack"] = {"id": child.stack.id, "name": child.stack.name}
-    entry["nested"] = stack_changes(env, child, inputs)
+def _look_inside(
+    env: EngineEnv, wanted: list[_Child]
+) -> list[tuple[StackState, Unknown, list[dict[str, Any]]]]:
+    """The child stacks of `wanted`, read together, each with the list its entries go into
+    (the parent entry's `nested`); what stops a child's preview (its new template does not
+    load, say) goes in the parent entry's `uncertain`, as the update would fail there."""
+    found = child_states(env, [(w.parent, w.head, w.prepared) for w in wanted])
+    level = []
+    for child, state in zip(wanted, found, strict=True):
+        if isinstance(state, ConvTasksError):
+            reason = child.parent.definition.reason(child.head.name, str(state))
+            child.entry["uncertain"] = f"its nested stack cannot be previewed: {reason}"
+        elif state is not None:
+            child.entry["nested_stack"] = {"id": state.stack.id, "name": state.stack.name}
+            level.append((state, child.unknown, child.entry["nested"]))
+    return level
 
 
 def _preview_create(

@@ -24,9 +24,9 @@ from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node import version_context
 from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
-from conv_tasks.errors import NotFound
+from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import ExistingVersion
-from conv_tasks.resources import ResourceType
+from conv_tasks.resources import ActionContext, ResourceType
 from conv_tasks.resources.builtin import HeatStackResource
 from conv_tasks.resources.child_stacks import ChildRequest
 from conv_tasks.resources.nested import NestedStackResource
@@ -63,44 +63,82 @@ class StackState:
 class ChildChanges(Protocol):
     """The part of the engine's ChildStacks service a preview reads through."""
 
-    def change_request(self, child_id: str, request: ChildRequest) -> ChangeRequest: ...
+    def change_requests(
+        self, asked: Sequence[tuple[str, str | None, ChildRequest]]
+    ) -> list[ChangeRequest | None]: ...
 
 
-def child_state(
-    env: EngineEnv, parent: StackState, head: ResourceVersion, prepared: PreparedResource
-) -> StackState | None:
-    """The child of `head` (a resource that owns one) and the definition this update would
-    give it; None when it has no child to preview (gone, or never made). Raises what the
-    child's update would raise."""
-    plugin = prepared.resource_type()
+# A child to look into: the parent stack, the resource's version that owns the child, and
+# the resource as the update would prepare it.
+Wanted = tuple[StackState, ResourceVersion, PreparedResource]
+
+
+def child_states(
+    env: EngineEnv, wanted: Sequence[Wanted]
+) -> list[StackState | ConvTasksError | None]:
+    """For each resource, its child stack and the definition this update would give it; the
+    error the child's update would raise instead; None when it has no child to preview
+    (never made, or gone). All the children are read together: the parents each once, the
+    children's rows, templates and resource versions in one statement each."""
+    results: list[StackState | ConvTasksError | None] = [None] * len(wanted)
     children = env.children
-    if (
-        not isinstance(plugin, NestedStackResource)
-        or head.physical_id is None
-        or not isinstance(children, ChildChanges)
-    ):
-        return None
+    if not isinstance(children, ChildChanges):
+        return results
+    asked: dict[int, tuple[str, str, ChildRequest, Mapping[str, Any] | None]] = {}
+    for n, (parent, head, prepared) in enumerate(wanted):
+        plugin = prepared.resource_type()
+        if not isinstance(plugin, NestedStackResource) or head.physical_id is None:
+            continue
+        ctx = _update_context(env, parent, head, prepared, plugin)
+        try:
+            request = plugin.preview_request(ctx)
+        except NotFound:
+            continue  # its child is gone: the update makes a new one
+        except ConvTasksError as exc:
+            results[n] = exc
+            continue
+        asked[n] = (head.physical_id, parent.stack.id, request, ctx.facade)
+    if not asked:
+        return results
+    changes = children.change_requests([(c, p, r) for c, p, r, _ in asked.values()])
+    with env.db.transaction() as tx:
+        rows = tx.stacks.get_many(child_id for child_id, *_ in asked.values())
+        tx.templates.load(r.raw_template_id for r in rows.values() if r.raw_template_id)
+        stored = tx.resources.of_stacks(list(rows))
+        for (n, (child_id, _, _, facade)), change in zip(asked.items(), changes, strict=True):
+            child = rows.get(child_id)
+            if child is None or child.deleted or change is None:
+                continue
+            try:
+                planned = plan_change(env, tx, child, change, facade=facade, via_parent=True)
+            except ConvTasksError as exc:
+                results[n] = exc
+                continue
+            old = stack_definition(env, tx, child)
+            versions = [version_of(vars(row)) for row in stored[child_id]]
+            results[n] = StackState(child, planned.definition, old, versions, existing_of(versions))
+    return results
+
+
+def _update_context(
+    env: EngineEnv,
+    parent: StackState,
+    head: ResourceVersion,
+    prepared: PreparedResource,
+    plugin: NestedStackResource,
+) -> ActionContext:
+    """The context the first step of the resource's update would have (as the node makes
+    it: the new properties, the old, the facade, update_policy and references to it)."""
     name = head.name
-    ctx = replace(
+    definition = parent.definition
+    return replace(
         version_context(env, parent.stack.id, parent.stack.tenant, head, plugin, Action.UPDATE),
         properties=prepared.properties,
         old_properties=head.properties,
-        facade=facade_of(prepared.resolved, hidden=name in parent.definition.hidden_resources),
+        facade=facade_of(prepared.resolved, hidden=name in definition.hidden_resources),
         update_policy=prepared.resolved.update_policy,
-        attribute_references=tuple(parent.definition.attribute_references.get(name, ())),
+        attribute_references=tuple(definition.attribute_references.get(name, ())),
     )
-    try:
-        change = children.change_request(head.physical_id, plugin.preview_request(ctx))
-    except NotFound:
-        return None  # its child is gone: the update makes a new one
-    with env.db.transaction() as tx:
-        child = tx.stacks.get_any(head.physical_id)
-        if child is None or child.deleted:
-            return None
-        planned = plan_change(env, tx, child, change, facade=ctx.facade, via_parent=True)
-        old = stack_definition(env, tx, child)
-        versions = [version_of(vars(row)) for row in tx.resources.of_stack(child.id)]
-    return StackState(child, planned.definition, old, versions, existing_of(versions))
 
 
 def existing_of(versions: Sequence[ResourceVersion]) -> list[ExistingVersion]:
