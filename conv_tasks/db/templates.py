@@ -30,6 +30,7 @@ class Templates:
     `sealer` (conv_tasks.db.sealed_columns)."""
 
     def __init__(self, session: Session, sealer: Sealer = PLAINTEXT) -> None:
+        self._loaded: list[RawTemplate] = []
         self._session = session
         self._sealer = sealer
 
@@ -60,7 +61,9 @@ class Templates:
         costs no other (a preview of many child stacks)."""
         wanted = sorted(set(template_ids))
         if wanted:
-            list(self._session.scalars(select(RawTemplate).where(RawTemplate.id.in_(wanted))))
+            stmt = select(RawTemplate).where(RawTemplate.id.in_(wanted))
+            # Held here: the session's identity map keeps only what something refers to.
+            self._loaded.extend(self._session.scalars(stmt))
 
     def get(self, template_id: int) -> TemplateRow:
         row = self._session.get(RawTemplate, template_id)
