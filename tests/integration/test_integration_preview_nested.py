@@ -11,11 +11,13 @@ from typing import Any
 
 from click.testing import CliRunner
 from integration_support import template
-from sqlalchemy import text
+from sqlalchemy import event, text
+from sqlalchemy.engine import Engine
 
 from conv_tasks.cli.main import cli
 from conv_tasks.client import Client
 from conv_tasks.db.session import session_scope
+from conv_tasks.engine import default_env, preview_stack
 
 BOX = """heat_template_version: 2018-08-31
 parameters:
@@ -210,3 +212,53 @@ def test_after_the_update_a_second_preview_says_nothing_changes(client: Client) 
     assert all(e["nested"] == [] for e in data["resources"])
     assert sum(data["nested_counts"].values()) == 0
     assert data["summary"] == "0 to create, 0 to update, 0 to replace, 0 to delete, 2 unchanged"
+
+
+class _NoDispatch:
+    """A preview enqueues nothing: any node sent is a failure."""
+
+    def node(self, payload: Any, *, countdown: float | None = None) -> None:
+        raise AssertionError(f"a preview enqueued a node: {payload}")
+
+    def nodes(self, payloads: Any) -> None:
+        raise AssertionError(f"a preview enqueued nodes: {payloads}")
+
+
+def test_the_preview_s_reads_do_not_grow_with_the_number_of_nested_stacks(
+    client: Client,
+) -> None:
+    _create(client, "two", _parent("v1", count=2))
+    _create(client, "six", _parent("v1", count=6))
+    env = default_env(_NoDispatch())  # type: ignore[arg-type]
+
+    def statements(name: str, count: int) -> tuple[int, dict[str, Any]]:
+        """The statements a preview runs on conv_tasks' own tables (a TestResource reading its
+        real object, in the sandbox table, is the resource's own cost: left out)."""
+        seen: list[str] = []
+
+        def record(*args: Any) -> None:
+            if "sandbox_object" not in str(args[2]):
+                seen.append(str(args[2]))
+
+        event.listen(Engine, "before_cursor_execute", record)
+        try:
+            result = preview_stack(
+                env,
+                tenant=client.tenant,
+                stack_ref=name,
+                template=_parent("v2", count),
+                parameters={},
+                environment=[ENV],
+                files=FILES,
+            )
+        finally:
+            event.remove(Engine, "before_cursor_execute", record)
+        return len(seen), result
+
+    few, small = statements("two", 2)
+    many, large = statements("six", 6)
+    assert len(_by_name(small["resources"])["grp"]["nested"]) == 2
+    assert len(_by_name(large["resources"])["grp"]["nested"]) == 6
+    assert large["nested_counts"]["update"] == 1 + 6 + 6  # box.a, the members, each one's a
+    # Six member stacks cost what two do: each level of child stacks is read together.
+    assert many == few
