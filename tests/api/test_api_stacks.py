@@ -329,7 +329,7 @@ def test_an_update_preview_with_show_nested_lists_a_group_s_members(
     assert [r["resource_name"] for r in plain["updated"]] == ["grp"]
     assert plain["added"] == []
 
-    deep = http.put(f"{url}/preview", params={"show_nested": "true"}, json=body)
+    deep = http.put(f"{url}/preview", params={"show_nested": "True"}, json=body)  # heatclient
     assert deep.status_code == 200, deep.text
     changes = deep.json()["resource_changes"]
     assert [(r["resource_name"], r.get("parent_resource")) for r in changes["updated"]] == [
