@@ -262,3 +262,27 @@ def test_the_preview_s_reads_do_not_grow_with_the_number_of_nested_stacks(
     assert large["nested_counts"]["update"] == 1 + 6 + 6  # box.a, the members, each one's a
     # Six member stacks cost what two do: each level of child stacks is read together.
     assert many == few
+
+
+def test_a_hidden_value_handed_to_a_nested_stack_stays_hidden_in_its_preview(
+    client: Client,
+) -> None:
+    def parent() -> dict[str, Any]:
+        return template(
+            {"box": {"type": "My::Box", "properties": {"value": {"get_param": "secret"}}}},
+            parameters={"secret": {"type": "string", "hidden": True}},
+        )
+
+    stack_id = client.create(
+        "hushed", parent(), {"secret": "s3cr3t-one"}, environment=[ENV], files=FILES
+    )["stack_id"]
+    assert client.wait(stack_id, timeout=120)["status"] == "CREATE_COMPLETE"
+
+    data = client.preview(
+        "hushed", parent(), {"secret": "s3cr3t-two"}, environment=[ENV], files=FILES
+    )
+
+    inside = _by_name(_by_name(data["resources"])["box"]["nested"])
+    assert inside["a"]["action"] == "update"
+    assert inside["a"]["changes"] == {"value": {"hidden": True}}
+    assert "s3cr3t" not in json.dumps(data)

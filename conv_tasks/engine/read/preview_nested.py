@@ -64,7 +64,10 @@ class ChildChanges(Protocol):
     """The part of the engine's ChildStacks service a preview reads through."""
 
     def change_requests(
-        self, asked: Sequence[tuple[str, str | None, ChildRequest]]
+        self,
+        asked: Sequence[tuple[str, str | None, ChildRequest]],
+        *,
+        secrets: Mapping[str | None, Sequence[Any]] | None = None,
     ) -> list[ChangeRequest | None]: ...
 
 
@@ -100,7 +103,11 @@ def child_states(
         asked[n] = (head.physical_id, parent.stack.id, request, ctx.facade)
     if not asked:
         return results
-    changes = children.change_requests([(c, p, r) for c, p, r, _ in asked.values()])
+    # The parents' hidden values as their update makes them: the stored ones are the old.
+    secrets = {parent.stack.id: new_hidden_values(parent.definition) for parent, _, _ in wanted}
+    changes = children.change_requests(
+        [(c, p, r) for c, p, r, _ in asked.values()], secrets=secrets
+    )
     with env.db.transaction() as tx:
         rows = tx.stacks.get_many(child_id for child_id, *_ in asked.values())
         tx.templates.load(r.raw_template_id for r in rows.values() if r.raw_template_id)
@@ -118,6 +125,12 @@ def child_states(
             versions = [version_of(vars(row)) for row in stored[child_id]]
             results[n] = StackState(child, planned.definition, old, versions, existing_of(versions))
     return results
+
+
+def new_hidden_values(definition: StackDefinition) -> list[Any]:
+    """The values of a definition's hidden parameters (those it inherited included)."""
+    hidden = definition.template.hidden_parameters()
+    return [value for name, value in definition.parameters.items() if name in hidden]
 
 
 def _update_context(

@@ -68,10 +68,15 @@ class EngineChildStacks:
         return change
 
     def change_requests(
-        self, asked: Sequence[tuple[str, str | None, ChildRequest]]
+        self,
+        asked: Sequence[tuple[str, str | None, ChildRequest]],
+        *,
+        secrets: Mapping[str | None, Sequence[Any]] | None = None,
     ) -> list[ChangeRequest | None]:
         """change_request of each (child id, its parent's id, request), each parent read once
-        in one transaction (a preview of many children); None where the parent is gone."""
+        in one transaction (a preview of many children); None where the parent is gone.
+        `secrets`: hidden values a parent will have besides those stored (a preview's: the
+        parent's update is not stored yet), handed down too."""
         handed: dict[tuple[str | None, str | None], _HandedDown | None] = {}
         with self._env.db.transaction() as tx:
             parents = {
@@ -79,7 +84,10 @@ class EngineChildStacks:
                 for parent_id in dict.fromkeys(parent_id for _, parent_id, _ in asked)
             }
             hidden = {
-                parent_id: _hidden_values(self._env, tx, parent)
+                parent_id: [
+                    *_hidden_values(self._env, tx, parent),
+                    *(secrets or {}).get(parent_id, ()),
+                ]
                 for parent_id, parent in parents.items()
             }
             for _, parent_id, request in asked:
@@ -98,9 +106,9 @@ class EngineChildStacks:
             if down is None:
                 changes.append(None)
                 continue
-            files, environment, secrets = down
+            files, environment, values = down
             template, parameters = with_inherited_secrets(
-                request.template, request.parameters, secrets, files=files
+                request.template, request.parameters, values, files=files
             )
             changes.append(
                 ChangeRequest(template, parameters, environment=environment, files=files)
