@@ -286,3 +286,46 @@ def test_a_hidden_value_handed_to_a_nested_stack_stays_hidden_in_its_preview(
     assert inside["a"]["action"] == "update"
     assert inside["a"]["changes"] == {"value": {"hidden": True}}
     assert "s3cr3t" not in json.dumps(data)
+
+
+def test_an_os_heat_stack_s_parameter_known_only_at_apply_is_uncertain_where_read(
+    client: Client,
+) -> None:
+    child = {
+        "heat_template_version": "2018-08-31",
+        "parameters": {"p": {"type": "string"}, "q": {"type": "string"}},
+        "resources": {
+            "x": {"type": "OS::Heat::TestResource", "properties": {"value": {"get_param": "p"}}},
+            "y": {"type": "OS::Heat::TestResource", "properties": {"value": {"get_param": "q"}}},
+        },
+    }
+
+    def parent(value: str, q: str) -> dict[str, Any]:
+        return template(
+            {
+                "src": {
+                    "type": "OS::Heat::TestResource",
+                    "properties": {"value": value, "update_replace": True},
+                },
+                "inner": {
+                    "type": "OS::Heat::Stack",
+                    "properties": {
+                        "template": json.dumps(child),
+                        "parameters": {"p": {"get_attr": ["src", "output"]}, "q": q},
+                    },
+                },
+            }
+        )
+
+    stack_id = client.create("inline", parent("s1", "q1"))["stack_id"]
+    assert client.wait(stack_id, timeout=120)["status"] == "CREATE_COMPLETE"
+
+    data = client.preview("inline", parent("s2", "q2"))
+
+    inner = _by_name(data["resources"])["inner"]
+    assert inner["action"] == "update"
+    inside = _by_name(inner["nested"])
+    assert "p" in str(inside["x"]["uncertain"])
+    assert inside["y"]["uncertain"] is None
+    assert inside["y"]["action"] == "update"
+    assert inside["y"]["changes"] == {"value": {"old": "q1", "new": "q2"}}

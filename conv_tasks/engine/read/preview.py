@@ -144,7 +144,9 @@ def _changes(
         snippet = state.definition.template.resources[node.name]
         if head_id is None:
             entry = _entry(node.name, snippet.type, CREATE)
-            entry["uncertain"] = _uncertain(snippet, changing, unknown)
+            # A new resource shows no values to doubt, but one made from an input of its
+            # (nested) stack known only at apply says so.
+            entry["uncertain"] = _uncertain(snippet, set(), unknown)
         else:
             head = by_id[head_id]
             entry, prepared = _existing(env, state, head, plan.converge, by_id, changing, unknown)
