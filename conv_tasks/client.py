@@ -362,7 +362,9 @@ class Client:
     ) -> dict[str, Any]:
         """What update (or, for a stack that does not exist, create) would do to each
         resource: {"resources": [{"name", "type", "action", "reason", "changes",
-        "uncertain"}], "counts", "summary", "exists"}. Changes nothing."""
+        "uncertain", "reality", "nested_stack", "nested"}], "counts", "nested_counts",
+        "summary", "exists"}; `nested` holds the entries of the resource's child stack (a
+        nested stack, a provider template, a group), to any depth. Changes nothing."""
         return self.call(
             "conv_tasks.stack.preview",
             stack=stack,

@@ -188,11 +188,16 @@ async def _update(call: Call, *, patch: bool) -> Reply:
 async def stack_preview_update(call: Call) -> Reply:
     patch = call.param("patch") == "True"
     request = heat_input.preview_request(call.object_body(), patch=patch)
+    show_nested = listing.query_flag(call.query, "show_nested")
     answer = await call.task("conv_tasks.stack.preview", stack=_stack_ref(call), **request.kwargs)
     return Reply(
         200,
         heat_views.resource_changes(
-            call.tenant, call.param("stack_name"), call.param("stack_id"), answer
+            call.tenant,
+            call.param("stack_name"),
+            call.param("stack_id"),
+            answer,
+            show_nested=show_nested,
         ),
     )
 

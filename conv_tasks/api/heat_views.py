@@ -204,28 +204,52 @@ _PREVIEW_GROUPS = {
 
 
 def resource_changes(
-    tenant: str, stack_name: str, stack_id: str, preview: Mapping[str, Any]
+    tenant: str,
+    stack_name: str,
+    stack_id: str,
+    preview: Mapping[str, Any],
+    *,
+    show_nested: bool = False,
 ) -> dict[str, Any]:
-    """An update preview as Heat answers it: resources grouped by what would happen."""
+    """An update preview as Heat answers it: resources grouped by what would happen. With
+    `show_nested` (Heat's query flag), the resources of nested stacks too, each naming its
+    parent resource (`parent_resource`) and identified in its own stack."""
     groups: dict[str, list[dict[str, Any]]] = {group: [] for group in _PREVIEW_GROUPS.values()}
-    for resource in preview.get("resources") or ():
+    pending = [
+        (resource, stack_name, stack_id, None) for resource in preview.get("resources") or ()
+    ]
+    while pending:
+        resource, in_name, in_id, parent = pending.pop(0)
         group = _PREVIEW_GROUPS.get(str(resource.get("action")), "updated")
-        groups[group].append(
-            {
-                "resource_name": resource.get("name"),
-                "resource_type": resource.get("type"),
-                "resource_action": str(resource.get("action", "")).upper(),
-                "resource_identity": {
-                    "stack_name": stack_name,
-                    "stack_id": stack_id,
-                    "tenant": tenant,
-                    "path": f"/resources/{resource.get('name')}",
-                },
-                "reason": resource.get("reason") or "",
-                "changes": resource.get("changes") or {},
-            }
-        )
+        item = _resource_change(tenant, in_name, in_id, resource)
+        if parent is not None:
+            item["parent_resource"] = parent
+        groups[group].append(item)
+        child = resource.get("nested_stack") or {}
+        if show_nested and child:
+            pending.extend(
+                (inner, str(child.get("name")), str(child.get("id")), resource.get("name"))
+                for inner in resource.get("nested") or ()
+            )
     return {"resource_changes": groups}
+
+
+def _resource_change(
+    tenant: str, stack_name: str, stack_id: str, resource: Mapping[str, Any]
+) -> dict[str, Any]:
+    return {
+        "resource_name": resource.get("name"),
+        "resource_type": resource.get("type"),
+        "resource_action": str(resource.get("action", "")).upper(),
+        "resource_identity": {
+            "stack_name": stack_name,
+            "stack_id": stack_id,
+            "tenant": tenant,
+            "path": f"/resources/{resource.get('name')}",
+        },
+        "reason": resource.get("reason") or "",
+        "changes": resource.get("changes") or {},
+    }
 
 
 def previewed_stack(

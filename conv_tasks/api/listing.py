@@ -59,7 +59,7 @@ def _sort_dir(query: Query, default: str) -> str:
     return raw
 
 
-def _flag(query: Query, name: str) -> bool:
+def query_flag(query: Query, name: str) -> bool:
     raw = (_one(query, name) or "false").strip().lower()
     if raw not in ("true", "false", "1", "0", "yes", "no"):
         raise bad_request(f"{name} must be true or false, got {raw[:40]!r}.", name)
@@ -96,7 +96,7 @@ class StackListQuery:
 
 def stack_list_query(query: Query) -> StackListQuery:
     kwargs: dict[str, Any] = {}
-    if _flag(query, "show_nested"):
+    if query_flag(query, "show_nested"):
         kwargs["show_nested"] = True
     for name in TAG_FILTERS:
         raw = _one(query, name)
@@ -122,7 +122,7 @@ def stack_list_query(query: Query) -> StackListQuery:
         _sort_dir(query, "desc"),
         _one(query, "marker") or None,
         _limit(query),
-        _flag(query, "with_count"),
+        query_flag(query, "with_count"),
     )
 
 

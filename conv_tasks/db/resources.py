@@ -79,6 +79,17 @@ class ResourceVersions:
         stmt = select(Resource).where(Resource.stack_id == stack_id).order_by(Resource.id)
         return [resource_row(row, self._sealer) for row in self._session.scalars(stmt)]
 
+    def of_stacks(self, stack_ids: Sequence[str]) -> dict[str, list[ResourceRow]]:
+        """Every version of every resource of each of these stacks, oldest first, in one
+        statement (a preview of many child stacks); a stack without any maps to []."""
+        found: dict[str, list[ResourceRow]] = {stack_id: [] for stack_id in stack_ids}
+        if not found:
+            return found
+        stmt = select(Resource).where(Resource.stack_id.in_(list(found))).order_by(Resource.id)
+        for row in self._session.scalars(stmt):
+            found[row.stack_id].append(resource_row(row, self._sealer))
+        return found
+
     def existing(self, stack_id: str) -> list[ExistingVersion]:
         """Every version of every resource of the stack, as the traversal planner reads them."""
         stmt = select(

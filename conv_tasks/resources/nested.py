@@ -71,6 +71,11 @@ class NestedStackResource(ResourceType):
         """What the child stack should be for these properties."""
         raise NotImplementedError
 
+    def preview_request(self, ctx: ActionContext) -> ChildRequest:
+        """What the child will be once this update of the resource has finished: a preview
+        previews the child against it. It only reads (a group reads its child's members)."""
+        return self._request(ctx)
+
     def _request(self, ctx: ActionContext) -> ChildRequest:
         """child_request with this resource's own definition for the child's
         resource_facade calls (a subclass that sets a facade keeps its own)."""

@@ -233,6 +233,45 @@ def test_a_preview_groups_resources_as_heat_does() -> None:
     assert changes["deleted"] == changes["updated"] == changes["unchanged"] == []
 
 
+def test_show_nested_adds_nested_resources_naming_their_parent_resource() -> None:
+    member = {"name": "a", "type": "T", "action": "update"}
+    group = {
+        "name": "0",
+        "type": "Box",
+        "action": "update",
+        "nested_stack": {"id": "c2", "name": "web-grp-0"},
+        "nested": [member],
+    }
+    preview = {
+        "resources": [
+            {
+                "name": "grp",
+                "type": "OS::Heat::ResourceGroup",
+                "action": "update",
+                "nested_stack": {"id": "c1", "name": "web-grp"},
+                "nested": [group, {"name": "1", "type": "Box", "action": "delete"}],
+            }
+        ]
+    }
+
+    plain = heat_views.resource_changes("t", "web", ID, preview)["resource_changes"]
+    assert [r["resource_name"] for r in plain["updated"]] == ["grp"]
+    assert "parent_resource" not in plain["updated"][0]
+
+    deep = heat_views.resource_changes("t", "web", ID, preview, show_nested=True)
+    updated = deep["resource_changes"]["updated"]
+    assert [(r["resource_name"], r.get("parent_resource")) for r in updated] == [
+        ("grp", None),
+        ("0", "grp"),
+        ("a", "0"),
+    ]
+    assert updated[2]["resource_identity"]["stack_id"] == "c2"
+    assert updated[2]["resource_identity"]["stack_name"] == "web-grp-0"
+    [deleted] = deep["resource_changes"]["deleted"]
+    assert deleted["parent_resource"] == "grp"
+    assert deleted["resource_identity"]["stack_id"] == "c1"
+
+
 def _stacks() -> list[dict[str, Any]]:
     return [
         {"id": f"id{n}", "name": f"s{n}", "status": status, "created_at": f"2026-01-0{n}"}

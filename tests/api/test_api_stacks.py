@@ -322,3 +322,46 @@ def test_noauth_refuses_to_serve_beyond_loopback() -> None:
     )
     assert done.returncode != 0
     assert "loopback" in done.stderr and "0.0.0.0" in done.stderr
+
+
+def test_an_update_preview_with_show_nested_lists_a_group_s_members(
+    http: httpx.Client, tenant: str
+) -> None:
+    def group(count: int, value: str) -> dict[str, Any]:
+        member = {"type": "OS::Heat::Value", "properties": {"value": value}}
+        return {
+            "heat_template_version": "2018-08-31",
+            "resources": {
+                "grp": {
+                    "type": "OS::Heat::ResourceGroup",
+                    "properties": {"count": count, "resource_def": member},
+                }
+            },
+        }
+
+    answer = http.post(
+        f"/v1/{tenant}/stacks", json={"stack_name": "grouped", "template": group(2, "a")}
+    )
+    assert answer.status_code == 201, answer.text
+    url = answer.json()["stack"]["links"][0]["href"]
+    assert wait_done(http, url)["stack_status"] == "CREATE_COMPLETE"
+
+    body = {"template": group(3, "b")}
+    plain = http.put(f"{url}/preview", json=body).json()["resource_changes"]
+    assert [r["resource_name"] for r in plain["updated"]] == ["grp"]
+    assert plain["added"] == []
+
+    deep = http.put(f"{url}/preview", params={"show_nested": "True"}, json=body)  # heatclient
+    assert deep.status_code == 200, deep.text
+    changes = deep.json()["resource_changes"]
+    assert [(r["resource_name"], r.get("parent_resource")) for r in changes["updated"]] == [
+        ("grp", None),
+        ("0", "grp"),
+        ("1", "grp"),
+    ]
+    [added] = changes["added"]
+    assert added["resource_name"] == "2" and added["parent_resource"] == "grp"
+    assert added["resource_identity"]["stack_id"] != url.rsplit("/", 1)[-1]
+    bad = http.put(f"{url}/preview", params={"show_nested": "maybe"}, json=body)
+    assert bad.status_code == 400 and "show_nested" in bad.text
+    assert wait_done(http, url)["stack_status"] == "CREATE_COMPLETE"  # nothing changed

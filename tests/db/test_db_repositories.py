@@ -6,9 +6,10 @@ import time
 import uuid
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from conv_tasks.db.models import RawTemplate, Resource, Stack
 from conv_tasks.db.resources import ResourceVersions
@@ -158,3 +159,32 @@ def test_a_template_that_an_action_in_flight_names_is_kept_until_it_ends(
         session.get(Resource, resource_id).status = "FAILED"
     with session_scope(database_url) as session:
         assert Templates(session).delete_orphaned(only=[superseded]) == 1
+
+
+def test_several_stacks_are_read_together_for_a_preview(database_url: str) -> None:
+    first, second = _new_stack(database_url), _new_stack(database_url)
+    made = _new_resource(database_url, first)
+    missing = str(uuid.uuid4())
+    with session_scope(database_url) as session:
+        stacks = Stacks(session).get_many([first, second, missing, first])
+        assert set(stacks) == {first, second}
+        versions = ResourceVersions(session).of_stacks([first, second])
+        assert [row.id for row in versions[first]] == [made]
+        assert versions[second] == []
+        templates = Templates(session)
+        ids = [s.raw_template_id for s in stacks.values() if s.raw_template_id]
+        templates.load(ids)
+        statements: list[str] = []
+
+        def record(*args: Any) -> None:
+            statements.append(str(args[2]))
+
+        engine = session.get_bind()
+        event.listen(engine, "before_cursor_execute", record)
+        try:
+            assert [templates.get(i).id for i in ids] == ids
+        finally:
+            event.remove(engine, "before_cursor_execute", record)
+        assert statements == []  # loaded: get reads none again
+        assert ResourceVersions(session).of_stacks([]) == {}
+        assert Stacks(session).get_many([]) == {}

@@ -239,3 +239,34 @@ def test_a_group_check_checks_its_child() -> None:
     children.failed = frozenset({"0"})
     with pytest.raises(ResourceFailure, match=r"CHECK_FAILED \(resources: 0\): 0: gone"):
         plugin.check(ctx)
+
+
+def test_a_preview_request_is_the_child_once_every_batch_is_applied_and_starts_nothing() -> None:
+    children, plugin = Children(), ResourceGroup()
+    data, _ = _run(plugin, children, _ctx(children, properties=_properties(4)))
+    removal = [{"resource_list": ["ref-1"]}]
+    update = _ctx(
+        children,
+        action="UPDATE",
+        physical_id="child",
+        data=data,
+        properties=_properties(4, "w%index%", removal_policies=removal),
+        old_properties=_properties(4),
+        update_policy={"rolling_update": {"max_batch_size": 1}},
+    )
+    sent = len(children.templates)
+
+    request = plugin.preview_request(update)
+
+    members = request.template["resources"]  # type: ignore[index]
+    assert {n: r["properties"]["value"] for n, r in members.items()} == {
+        "0": "w0",
+        "2": "w2",
+        "3": "w3",
+        "4": "w4",
+    }
+    assert len(children.templates) == sent  # nothing was sent to the child
+    assert children.get("child").status == "COMPLETE"
+    # The update itself ends with the same members, batch by batch.
+    _run(plugin, children, update)
+    assert children.members() == {"0": "w0", "2": "w2", "3": "w3", "4": "w4"}

@@ -1,5 +1,6 @@
 """Printing a preview (`stack preview`, `stack update --dry-run`): one line per resource,
-the properties that differ under it, and the summary line."""
+the properties that differ under it, the resources of its nested stack that change (or are
+uncertain) indented under it, to any depth, and the summary line."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import click
 
 from conv_tasks.cli.render.output import emit_json
 
+# Each level of nesting is indented this much more.
+_STEP = "    "
 _MARKS = {"create": "+", "update": "~", "replace": "-/+", "delete": "-", "unchanged": "="}
 
 
@@ -20,16 +23,34 @@ def show_preview(result: dict[str, Any], *, as_json: bool) -> None:
     what = "update" if result["exists"] else "create"
     click.echo(f"Preview of the {what} of stack {result['stack']} (nothing was changed):")
     for entry in result["resources"]:
-        mark = _MARKS.get(entry["action"], "?")
-        reason = f"  ({entry['reason']})" if entry.get("reason") else ""
-        click.echo(f"{mark:>3} {entry['name']}  {entry['type']}  {entry['action']}{reason}")
-        for key, change in entry.get("changes", {}).items():
-            click.echo(f"      {key}: {_change_text(change)}")
-        if entry.get("uncertain"):
-            click.echo(f"      note: {entry['uncertain']}")
-        if entry.get("reality"):
-            click.echo(f"      reality: {_reality_text(entry['reality'])}")
+        _show_entry(entry, "")
     click.echo(result["summary"])
+
+
+def _show_entry(entry: dict[str, Any], indent: str) -> None:
+    """One resource's lines; the resources of its nested stack under it, indented a step
+    more (to any depth)."""
+    mark = _MARKS.get(entry["action"], "?")
+    reason = f"  ({entry['reason']})" if entry.get("reason") else ""
+    click.echo(f"{indent}{mark:>3} {entry['name']}  {entry['type']}  {entry['action']}{reason}")
+    for key, change in entry.get("changes", {}).items():
+        click.echo(f"{indent}      {key}: {_change_text(change)}")
+    if entry.get("uncertain"):
+        click.echo(f"{indent}      note: {entry['uncertain']}")
+    if entry.get("reality"):
+        click.echo(f"{indent}      reality: {_reality_text(entry['reality'])}")
+    nested = list(entry.get("nested") or ())
+    # Inside a nested stack only what changes, or may, gets a line: a group of hundreds of
+    # members would otherwise bury the one that changes.
+    shown = [inner for inner in nested if inner["action"] != "unchanged" or inner.get("uncertain")]
+    if not shown:
+        return
+    stack = (entry.get("nested_stack") or {}).get("name") or "its nested stack"
+    click.echo(f"{indent}      in {stack}:")
+    for inner in shown:
+        _show_entry(inner, indent + _STEP)
+    if len(nested) > len(shown):
+        click.echo(f"{indent}{_STEP}      ({len(nested) - len(shown)} unchanged)")
 
 
 def _reality_text(reality: dict[str, Any]) -> str:

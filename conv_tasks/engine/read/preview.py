@@ -11,6 +11,13 @@ A resource's new properties are resolved with the values its inputs have now. Wh
 reads (get_attr, get_resource) a resource that will itself change, the values the
 update would give it are not known yet: the entry says so in `uncertain`.
 
+A resource that owns a child stack (OS::Heat::Stack, a provider template, a group) and
+would be updated in place carries `nested`: the preview of its child stack against the
+child's stored state, with the child's new definition made as the update would make it
+(conv_tasks.engine.read.preview_nested), to any depth. A child's inputs that read a
+resource that will change are known only at apply: the child's resources that read them
+say so in `uncertain`, and only those.
+
 A property that differs is `{"old", "new"}`; for a resource derived from a hidden value
 it is `{"hidden": true}`: that it changed, never what from or to (the CLI words it).
 """
@@ -18,17 +25,28 @@ it is `{"hidden": true}`: that it changed, never what from or to (the CLI words 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.db import ResourceVersion, StackRow, version_of
 from conv_tasks.engine.definition import (
     EnvironmentSources,
+    PreparedResource,
     StackDefinition,
     request_inputs,
 )
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node import Verdict, decide, masked, observing_context, repaired_in_place
 from conv_tasks.engine.payload import read_stored_output
+from conv_tasks.engine.read.preview_nested import (
+    NONE,
+    StackState,
+    Unknown,
+    child_states,
+    child_unknown,
+    existing_of,
+    parameters_read,
+)
 from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
 from conv_tasks.errors import ConvTasksError, NotFound
@@ -67,7 +85,8 @@ def preview_stack(
     files: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """{"stack", "exists", "resources": [{"name", "type", "action", "reason", "changes",
-    "uncertain"}], "counts", "summary"}: what `stack update` (or, for a stack that does not
+    "uncertain", "reality", "nested_stack", "nested": [entries of the child]}], "counts",
+    "nested_counts", "summary"}: what `stack update` (or, for a stack that does not
     exist, `stack create`) with these arguments would do. Raises as they would: the update's
     own planning step (conv_tasks.engine.stack.plan_change) reads the request."""
     with env.db.transaction() as tx:
@@ -81,29 +100,97 @@ def preview_stack(
         definition = plan_change(env, tx, stack, request).definition
         old = stack_definition(env, tx, stack)
         versions = [version_of(vars(row)) for row in tx.resources.of_stack(stack.id)]
-        existing = tx.resources.existing(stack.id)
-    plan = plan_traversal(existing, definition.dependencies)
-    by_id = {v.id: v for v in versions}
-    actions: dict[str, str] = {}
+    state = StackState(stack, definition, old, versions, existing_of(versions))
+    entries = stack_changes(env, state, NONE)
+    return _report(stack.name, True, entries)
+
+
+def stack_changes(env: EngineEnv, state: StackState, unknown: Unknown) -> list[dict[str, Any]]:
+    """The entries of a stack's resources for the definition in `state`, those of its
+    children inside theirs, to any depth; `unknown`: the stack's inputs known only at apply.
+    Breadth first: the child stacks of one level are read together (child_states)."""
+    top: list[dict[str, Any]] = []
+    level: list[tuple[StackState, Unknown, list[dict[str, Any]]]] = [(state, unknown, top)]
+    while level:
+        wanted: list[_Child] = []
+        for stack_state, inputs, into in level:
+            entries, children = _changes(env, stack_state, inputs)
+            into.extend(entries)
+            wanted.extend(children)
+        level = _look_inside(env, wanted)
+    return top
+
+
+@dataclass(frozen=True)
+class _Child:
+    """A resource whose child stack the preview looks into, and the entry that shows it."""
+
+    parent: StackState
+    head: ResourceVersion
+    prepared: PreparedResource
+    unknown: Unknown
+    entry: dict[str, Any]
+
+
+def _changes(
+    env: EngineEnv, state: StackState, unknown: Unknown
+) -> tuple[list[dict[str, Any]], list[_Child]]:
+    """One stack's entries, and the resources whose child stacks are to be looked into."""
+    plan = plan_traversal(state.existing, state.definition.dependencies)
+    by_id = {v.id: v for v in state.versions}
+    changing: set[str] = set()
     entries = []
+    children = []
     for node in plan.graph.order():
         if node.phase != Phase.UPDATE:
             continue
         head_id = plan.converge.get(node.name)
+        snippet = state.definition.template.resources[node.name]
         if head_id is None:
-            entry = _created(definition.template.resources[node.name])
+            entry = _created(snippet)
+            # A new resource shows no values to doubt, but one made from an input of its
+            # (nested) stack known only at apply says so.
+            entry["uncertain"] = _uncertain(snippet, set(), unknown)
         else:
-            entry = _existing(
-                env, definition, old, by_id[head_id], versions, plan.converge, by_id, actions
-            )
-            entry["reality"] = _reality(env, stack, by_id[head_id], definition)
-        actions[node.name] = entry["action"]
+            head = by_id[head_id]
+            entry, prepared = _existing(env, state, head, plan.converge, by_id, changing, unknown)
+            entry["reality"] = _reality(env, state.stack, head, state.definition)
+            action = entry["action"]
+            # An input known only at apply may change the child even when it looks the same.
+            if (
+                prepared is not None
+                and prepared.resource_type.owns_child_stack
+                and head.physical_id is not None
+                and (action == UPDATE or (action == UNCHANGED and entry["uncertain"]))
+            ):
+                inputs = child_unknown(prepared.resource_type, snippet, changing, unknown)
+                children.append(_Child(state, head, prepared, inputs, entry))
+        if entry["action"] != UNCHANGED or entry["uncertain"]:
+            changing.add(node.name)
         entries.append(entry)
-    heads = {v.name: v for v in versions if v.replaced_by is None}
+    heads = {v.name: v for v in state.versions if v.replaced_by is None}
     for gone in plan.removed:
-        head = heads.get(gone)
-        entries.append(_entry(gone, head.type if head else "", DELETE))
-    return _report(stack.name, True, entries)
+        last = heads.get(gone)
+        entries.append(_entry(gone, last.type if last else "", DELETE))
+    return entries, children
+
+
+def _look_inside(
+    env: EngineEnv, wanted: list[_Child]
+) -> list[tuple[StackState, Unknown, list[dict[str, Any]]]]:
+    """The child stacks of `wanted`, read together, each with the list its entries go into
+    (the parent entry's `nested`); what stops a child's preview (its new template does not
+    load, say) goes in the parent entry's `uncertain`, as the update would fail there."""
+    found = child_states(env, [(w.parent, w.head, w.prepared) for w in wanted])
+    level = []
+    for child, state in zip(wanted, found, strict=True):
+        if isinstance(state, ConvTasksError):
+            reason = child.parent.definition.reason(child.head.name, str(state))
+            child.entry["uncertain"] = f"its nested stack cannot be previewed: {reason}"
+        elif state is not None:
+            child.entry["nested_stack"] = {"id": state.stack.id, "name": state.stack.name}
+            level.append((state, child.unknown, child.entry["nested"]))
+    return level
 
 
 def _preview_create(
@@ -142,23 +229,17 @@ def _created(snippet: ResourceSnippet) -> dict[str, Any]:
 
 def _existing(
     env: EngineEnv,
-    definition: StackDefinition,
-    old: StackDefinition | None,
+    state: StackState,
     head: ResourceVersion,
-    versions: list[ResourceVersion],
     converge: Mapping[str, int | None],
     by_id: Mapping[int, ResourceVersion],
-    actions: Mapping[str, str],
-) -> dict[str, Any]:
+    changing: set[str],
+    unknown: Unknown,
+) -> tuple[dict[str, Any], PreparedResource | None]:
+    definition, old, versions = state.definition, state.old, state.versions
     name = head.name
     snippet = definition.template.resources[name]
-    read = sorted({r.resource if isinstance(r, GetAttr) else r.name for r in snippet.references()})
-    changing = [dep for dep in read if actions.get(dep, UNCHANGED) != UNCHANGED]
-    uncertain = (
-        f"reads {', '.join(changing)}, which will change: its values here are the current ones"
-        if changing
-        else None
-    )
+    uncertain = _uncertain(snippet, changing, unknown)
     inputs = {}
     for dep in definition.dependencies.get(name, ()):
         dep_id = converge.get(dep)
@@ -168,7 +249,7 @@ def _existing(
         prepared = definition.prepare(name, inputs, env.registry)
     except ConvTasksError as exc:
         reason = definition.reason(name, str(exc))
-        return _entry(name, snippet.type, UPDATE, uncertain=f"not known yet: {reason}")
+        return _entry(name, snippet.type, UPDATE, uncertain=f"not known yet: {reason}"), None
     decision = decide(
         head,
         [v for v in versions if v.name == name],
@@ -195,7 +276,27 @@ def _existing(
     reason = definition.reason(name, decision.reason) if decision.reason else ""
     if decision.verdict == Verdict.CREATE and prepared.resolved.external_id is not None:
         reason = ADOPTS
-    return _entry(name, snippet.type, action, reason, changes, uncertain)
+    return _entry(name, snippet.type, action, reason, changes, uncertain), prepared
+
+
+def _uncertain(snippet: ResourceSnippet, changing: set[str], unknown: Unknown) -> str | None:
+    """Why a resource's new values are not all known now, if they are not: it reads a
+    resource that will change, or an input of its stack known only at apply."""
+    if unknown.every:
+        return "its nested stack's inputs read a resource that will change: known at apply"
+    read = sorted({r.resource if isinstance(r, GetAttr) else r.name for r in snippet.references()})
+    resources = [dep for dep in read if dep in changing]
+    if resources:
+        return (
+            f"reads {', '.join(resources)}, which will change: its values here are the current ones"
+        )
+    parameters = sorted(parameters_read(snippet) & unknown.parameters)
+    if parameters:
+        return (
+            f"reads the parameters {', '.join(parameters)}, whose values come from a "
+            "resource that will change: its values here are the current ones"
+        )
+    return None
 
 
 def _reality(
@@ -258,6 +359,8 @@ def _entry(
         "changes": changes or {},
         "uncertain": uncertain,
         "reality": None,
+        "nested_stack": None,
+        "nested": [],
     }
 
 
@@ -268,11 +371,30 @@ def summary(counts: Mapping[str, int]) -> str:
 
 
 def _report(stack: str, exists: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    counts = {action: sum(1 for e in entries if e["action"] == action) for action in ACTIONS}
+    counts = _counts(entries)
+    inside = [n for e in entries for n in nested_entries(e)]
+    nested_counts = _counts(inside)
+    said = summary(counts)
+    if inside:
+        said += f"; inside nested stacks: {summary(nested_counts)}"
     return {
         "stack": stack,
         "exists": exists,
         "resources": entries,
         "counts": counts,
-        "summary": summary(counts),
+        "nested_counts": nested_counts,
+        "summary": said,
     }
+
+
+def nested_entries(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The entries inside an entry's nested stack, at any depth, parents first."""
+    found: list[dict[str, Any]] = []
+    for inner in entry.get("nested") or ():
+        found.append(inner)
+        found.extend(nested_entries(inner))
+    return found
+
+
+def _counts(entries: list[dict[str, Any]]) -> dict[str, int]:
+    return {action: sum(1 for e in entries if e["action"] == action) for action in ACTIONS}

@@ -13,6 +13,7 @@ other than through the ChildStacks service.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, InvalidInput, Problem, ResourceFailure
@@ -140,6 +141,42 @@ class ResourceGroup(NestedStackResource):
     def update(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:  # its create failed before the child existed
             return self.create(ctx)
+        planned = self._plan_update(ctx)
+        self._check_pause(ctx, planned.plan, s.ROLLING_UPDATE)
+        rollout = Rollout.of(planned.plan)
+        request = self._group_request(
+            ctx,
+            replay(planned.current, rollout.batches[0], group_definer(planned.group)),
+            planned.attributes,
+        )
+        try:
+            child_stacks(ctx).update(ctx.physical_id, request)
+        except ConvTasksError as exc:
+            raise self._failure(ctx, f"nested stack update refused: {exc}") from None
+        data = {
+            **ctx.data,
+            SKIPLIST: list(planned.skiplist),
+            ROLLOUT: rollout.applied(0).to_data(),
+            MEMBER_ATTRIBUTES: list(planned.attributes),
+        }
+        return Progress(done=False, data=data, poll_after=MIN_POLL_SECS)
+
+    def preview_request(self, ctx: ActionContext) -> ChildRequest:
+        """The child once every batch of this update is applied (a preview's answer: the
+        batches and pauses between are how, not what)."""
+        if ctx.physical_id is None:
+            return super().preview_request(ctx)
+        planned = self._plan_update(ctx)
+        resources: Mapping[str, Mapping[str, Any]] = planned.current
+        for batch in Rollout.of(planned.plan).batches:
+            resources = dict(replay(resources, batch, group_definer(planned.group)))
+        members = tuple(resources.items())
+        return self._group_request(ctx, members, planned.attributes)
+
+    def _plan_update(self, ctx: ActionContext) -> _PlannedUpdate:
+        """The batches that take the child from its members now to this update's (read
+        through the ChildStacks service; nothing is started)."""
+        assert ctx.physical_id is not None
         group = self._group(ctx)
         policy = self._policy(ctx)
         children = child_stacks(ctx)
@@ -168,24 +205,8 @@ class ResourceGroup(NestedStackResource):
             # resource_def changed in a way no member's definition shows (a null property):
             # one batch that keeps every member still gives the child its outputs.
             plan = BatchPlan((Batch(resources, (), (), ()),))
-        self._check_pause(ctx, plan, s.ROLLING_UPDATE)
-        rollout = Rollout.of(plan)
         attributes = member_attributes_needed(ctx.attribute_references)
-        current = dict(resources)
-        request = self._group_request(
-            ctx, replay(current, rollout.batches[0], group_definer(group)), attributes
-        )
-        try:
-            children.update(ctx.physical_id, request)
-        except ConvTasksError as exc:
-            raise self._failure(ctx, f"nested stack update refused: {exc}") from None
-        data = {
-            **ctx.data,
-            SKIPLIST: list(skiplist),
-            ROLLOUT: rollout.applied(0).to_data(),
-            MEMBER_ATTRIBUTES: list(attributes),
-        }
-        return Progress(done=False, data=data, poll_after=MIN_POLL_SECS)
+        return _PlannedUpdate(group, dict(resources), tuple(skiplist), plan, tuple(attributes))
 
     def check_update(self, ctx: ActionContext) -> Progress:
         return self._advance(ctx)
@@ -284,6 +305,15 @@ class ResourceGroup(NestedStackResource):
             parameters={},
             timeout_mins=child_timeout(ctx),
         )
+
+
+@dataclass(frozen=True)
+class _PlannedUpdate:
+    group: GroupProperties
+    current: dict[str, Mapping[str, Any]]
+    skiplist: tuple[str, ...]
+    plan: BatchPlan
+    attributes: tuple[str, ...]
 
 
 def _child_resources(template: Mapping[str, Any]) -> tuple[tuple[str, Mapping[str, Any]], ...]:

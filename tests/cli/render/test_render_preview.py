@@ -47,3 +47,46 @@ def test_each_difference_from_reality_gets_a_line(capsys: pytest.CaptureFixture[
         "  = r3  ConvTasks::HTTP::Resource  unchanged",
         "done",
     ]
+
+
+def _nested_entry(name: str, action: str, *inner: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": "OS::Heat::TestResource",
+        "action": action,
+        "reason": "",
+        "changes": {},
+        "uncertain": None,
+        "reality": None,
+        "nested_stack": {"id": f"{name}-id", "name": f"web-{name}"} if inner else None,
+        "nested": list(inner),
+        **extra,
+    }
+
+
+def test_a_nested_stack_s_changes_are_indented_under_its_parent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    deep = _nested_entry(
+        "a", "update", changes={"value": {"old": "v1", "new": "v2"}}, uncertain="maybe"
+    )
+    member = _nested_entry("0", "update", deep, _nested_entry("b", "unchanged"))
+    group = _nested_entry("grp", "update", member, _nested_entry("1", "delete"))
+    group["nested"].append(_nested_entry("2", "unchanged"))
+    result = {"stack": "web", "exists": True, "resources": [group], "summary": "done"}
+
+    show_preview(result, as_json=False)
+
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "  ~ grp  OS::Heat::TestResource  update",
+        "      in web-grp:",
+        "      ~ 0  OS::Heat::TestResource  update",
+        "          in web-0:",
+        "          ~ a  OS::Heat::TestResource  update",
+        '              value: "v1" -> "v2"',
+        "              note: maybe",
+        "              (1 unchanged)",
+        "      - 1  OS::Heat::TestResource  delete",
+        "          (1 unchanged)",
+        "done",
+    ]

@@ -10,7 +10,7 @@ This module must never be imported by resources/ (plugins see only the Protocol)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conv_tasks.db import StackRow, Transaction
@@ -53,18 +53,67 @@ class EngineChildStacks:
         return self._control.create_child(parent, resource_name, token, wanted, request.facade)
 
     def update(self, child_id: str, request: ChildRequest) -> None:
-        with self._env.db.transaction() as tx:
-            child = tx.stacks.get(child_id)
-            parent = tx.stacks.get_any(child.parent_stack_id) if child.parent_stack_id else None
-            files, environment = _inherited(tx, parent, request.provider)
-            secrets = _hidden_values(self._env, tx, parent)
-        template, parameters = with_inherited_secrets(
-            request.template, request.parameters, secrets, files=files
-        )
-        change = ChangeRequest(template, parameters, environment=environment, files=files)
+        change = self.change_request(child_id, request)
         self._control.update_child(
             child_id, change, timeout_mins=request.timeout_mins, facade=request.facade
         )
+
+    def change_request(self, child_id: str, request: ChildRequest) -> ChangeRequest:
+        """The update of the child that `request` makes: the parent's files, environment
+        and hidden values handed down. Only reads."""
+        with self._env.db.transaction() as tx:
+            child = tx.stacks.get(child_id)
+        [change] = self.change_requests([(child_id, child.parent_stack_id, request)])
+        assert change is not None
+        return change
+
+    def change_requests(
+        self,
+        asked: Sequence[tuple[str, str | None, ChildRequest]],
+        *,
+        secrets: Mapping[str | None, Sequence[Any]] | None = None,
+    ) -> list[ChangeRequest | None]:
+        """change_request of each (child id, its parent's id, request), each parent read once
+        in one transaction (a preview of many children); None where the parent is gone.
+        `secrets`: hidden values a parent will have besides those stored (a preview's: the
+        parent's update is not stored yet), handed down too."""
+        handed: dict[tuple[str | None, str | None], _HandedDown | None] = {}
+        with self._env.db.transaction() as tx:
+            parents = {
+                parent_id: tx.stacks.get_any(parent_id) if parent_id else None
+                for parent_id in dict.fromkeys(parent_id for _, parent_id, _ in asked)
+            }
+            hidden = {
+                parent_id: [
+                    *_hidden_values(self._env, tx, parent),
+                    *(secrets or {}).get(parent_id, ()),
+                ]
+                for parent_id, parent in parents.items()
+            }
+            for _, parent_id, request in asked:
+                key = (parent_id, request.provider)
+                parent = parents[parent_id]
+                if key not in handed:
+                    gone = parent_id is not None and parent is None
+                    handed[key] = (
+                        None
+                        if gone
+                        else (*_inherited(tx, parent, request.provider), hidden[parent_id])
+                    )
+        changes: list[ChangeRequest | None] = []
+        for _, parent_id, request in asked:
+            down = handed[(parent_id, request.provider)]
+            if down is None:
+                changes.append(None)
+                continue
+            files, environment, values = down
+            template, parameters = with_inherited_secrets(
+                request.template, request.parameters, values, files=files
+            )
+            changes.append(
+                ChangeRequest(template, parameters, environment=environment, files=files)
+            )
+        return changes
 
     def delete(self, child_id: str) -> None:
         self._control.delete_child(child_id)
@@ -116,6 +165,10 @@ class EngineChildStacks:
                 outputs=outputs,
                 deleted=child.deleted,
             )
+
+
+# What a parent hands down to a child: its files, its environment, its hidden values.
+_HandedDown = tuple[dict[str, Any], list[dict[str, Any]], list[Any]]
 
 
 def creation_keys(token: str) -> list[str]:

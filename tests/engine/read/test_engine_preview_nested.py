@@ -1,0 +1,71 @@
+"""Which inputs of a child stack a preview takes as known only at apply (pure): a provider
+template's parameters are its properties, an OS::Heat::Stack's the keys of its
+`parameters`, a group's members are unknown whole; and which child resources read them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conv_tasks.engine.read.preview import _uncertain
+from conv_tasks.engine.read.preview_nested import NONE, Unknown, child_unknown, parameters_read
+from conv_tasks.resources.builtin import HeatStackResource
+from conv_tasks.resources.builtin.resource_group import ResourceGroup
+from conv_tasks.resources.provider_template import provider_template_type
+from conv_tasks.template.model import ResourceSnippet
+
+BOX = provider_template_type(
+    "My::Box",
+    "heat_template_version: 2018-08-31\nparameters:\n  value: {type: string}\n"
+    "  label: {type: string}\nresources: {}\n",
+)
+
+
+def _snippet(type_name: str, properties: dict[str, Any]) -> ResourceSnippet:
+    return ResourceSnippet("res", type_name, properties)
+
+
+def test_a_provider_template_s_unknown_inputs_are_the_properties_that_read_a_change() -> None:
+    snippet = _snippet("My::Box", {"value": {"get_attr": ["src", "output"]}, "label": "fixed"})
+    assert child_unknown(BOX, snippet, {"src"}, NONE) == Unknown(parameters=frozenset({"value"}))
+    assert child_unknown(BOX, snippet, {"other"}, NONE) == NONE
+
+
+def test_an_unknown_parameter_of_the_parent_is_unknown_in_its_child_too() -> None:
+    snippet = _snippet("My::Box", {"value": "x", "label": {"get_param": "name"}})
+    outer = Unknown(parameters=frozenset({"name"}))
+    assert child_unknown(BOX, snippet, set(), outer) == Unknown(parameters=frozenset({"label"}))
+    assert child_unknown(BOX, snippet, set(), Unknown(every=True)) == Unknown(every=True)
+
+
+def test_an_os_heat_stack_s_unknown_inputs_are_the_keys_of_its_parameters() -> None:
+    snippet = _snippet(
+        "OS::Heat::Stack",
+        {"template": "t", "parameters": {"a": {"get_resource": "src"}, "b": "known"}},
+    )
+    got = child_unknown(HeatStackResource, snippet, {"src"}, NONE)
+    assert got == Unknown(parameters=frozenset({"a"}))
+    whole = _snippet("OS::Heat::Stack", {"template": {"get_attr": ["src", "t"]}})
+    assert child_unknown(HeatStackResource, whole, {"src"}, NONE) == Unknown(every=True)
+
+
+def test_a_group_whose_definition_reads_a_change_has_every_member_unknown() -> None:
+    snippet = _snippet(
+        "OS::Heat::ResourceGroup",
+        {"count": 2, "resource_def": {"type": "T", "properties": {"v": {"get_resource": "s"}}}},
+    )
+    assert child_unknown(ResourceGroup, snippet, {"s"}, NONE) == Unknown(every=True)
+    assert child_unknown(ResourceGroup, snippet, set(), NONE) == NONE
+
+
+def test_only_child_resources_that_read_an_unknown_input_are_uncertain() -> None:
+    unknown = Unknown(parameters=frozenset({"value"}))
+    reads = _snippet("T", {"value": {"list_join": ["-", [{"get_param": "value"}, "x"]]}})
+    other = _snippet("T", {"value": {"get_param": "label"}})
+    assert parameters_read(reads) == {"value"}
+    assert "value" in str(_uncertain(reads, set(), unknown))
+    assert _uncertain(other, set(), unknown) is None
+    assert _uncertain(other, set(), Unknown(every=True)) is not None
+    sibling = _snippet("T", {"value": {"get_attr": ["a", "output"]}})
+    assert _uncertain(sibling, {"a"}, unknown) == (
+        "reads a, which will change: its values here are the current ones"
+    )
