@@ -24,9 +24,6 @@ from conv_tasks.template.model import ResolvedResource, Template
 
 # What a parent resource gives when its definition does not say.
 _DEFAULTS: dict[str, Any] = {"metadata": {}, "deletion_policy": "Delete", "update_policy": {}}
-# An OS::Heat::Stack's inline template is its child's: the child's resource_facade calls
-# read the child's own parent, so they are left for the child's definition.
-_INLINE_CHILD = ("OS::Heat::Stack", "template")
 # The key of a facade that says its values derive from the parent's hidden parameters.
 HIDDEN = "hidden"
 
@@ -72,8 +69,7 @@ def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Templa
     resource's definition: metadata, deletion_policy, update_policy)."""
     values: list[Any] = [o.value for o in template.outputs.values()]
     for snippet in template.resources.values():
-        own = _own(snippet.type, snippet.properties)
-        values.extend((own, snippet.metadata, snippet.update_policy))
+        values.extend((snippet.properties, snippet.metadata, snippet.update_policy))
     if not any(name == "resource_facade" for v in values for name, _ in iter_calls(v)):
         return template
     problems: list[Problem] = []
@@ -101,12 +97,9 @@ def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Templa
     resources = {}
     for name, snippet in template.resources.items():
         path = join_path("resources", name)
-        properties = put(_own(snippet.type, snippet.properties), join_path(path, "properties"))
-        if snippet.type == _INLINE_CHILD[0] and _INLINE_CHILD[1] in snippet.properties:
-            properties[_INLINE_CHILD[1]] = copy.deepcopy(snippet.properties[_INLINE_CHILD[1]])
         resources[name] = replace(
             snippet,
-            properties=properties,
+            properties=put(snippet.properties, join_path(path, "properties")),
             metadata=put(snippet.metadata, join_path(path, "metadata")),
             update_policy=put(snippet.update_policy, join_path(path, "update_policy")),
         )
@@ -121,10 +114,3 @@ def apply_facade(template: Template, facade: Mapping[str, Any] | None) -> Templa
     return replace(
         template, resources=MappingProxyType(resources), outputs=MappingProxyType(outputs)
     )
-
-
-def _own(type_name: str, properties: Mapping[str, Any]) -> dict[str, Any]:
-    """The properties whose calls are the resource's own: not an inline child template."""
-    if type_name != _INLINE_CHILD[0]:
-        return dict(properties)
-    return {k: v for k, v in properties.items() if k != _INLINE_CHILD[1]}

@@ -99,3 +99,28 @@ def test_a_call_that_works_or_waits_for_the_traversal_is_not_a_problem(value: An
 def test_a_known_parameter_value_is_evaluated() -> None:
     found = _problems({"str_split": [",", {"get_param": "word"}, 9]}, {"word": "a,b"})
     assert [path for path, _ in found] == [f"{AT}.str_split"]
+
+
+def test_the_calls_in_an_inline_mapping_template_are_the_parents() -> None:
+    # As in Heat, a template given as a mapping is a property value: the parent resolves
+    # its calls (a child's own calls go in a template given as text).
+    child = {
+        "heat_template_version": "2018-08-31",
+        "resources": {
+            "v": {
+                "type": "OS::Heat::Value",
+                "properties": {"value": {"str_split": [",", {"get_param": "word"}, 3]}},
+            }
+        },
+    }
+    template = load_template(
+        {
+            "heat_template_version": "2018-08-31",
+            "parameters": PARAMETERS,
+            "resources": {"s": {"type": "OS::Heat::Stack", "properties": {"template": child}}},
+        }
+    )
+    found = known_call_problems(template, {"word": "a"})
+    assert [p.path for p in found] == [
+        "resources.s.properties.template.resources.v.properties.value.str_split"
+    ]

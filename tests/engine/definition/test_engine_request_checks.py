@@ -6,6 +6,7 @@ item 6). A stored template (no constraints) still builds."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -15,90 +16,7 @@ from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.engine.definition.validate import validate_template
 from conv_tasks.errors import TemplateError
 from conv_tasks.template.environment import merge_environments
-
-HEAD = "heat_template_version: 2018-08-31\n"
-
-STRICT = (
-    HEAD
-    + """resources:
-  x:
-    type: OS::Heat::Value
-    properties:
-      value:
-        str_replace_strict:
-          template: hello
-          params:
-            $missing: world
-"""
-)
-
-VALUE = (
-    HEAD
-    + """resources:
-  x:
-    type: OS::Heat::Value
-    properties:
-      type: number
-      value: abc
-"""
-)
-
-FACADE = (
-    HEAD
-    + """resources:
-  x:
-    type: OS::Heat::Value
-    properties:
-      value: {resource_facade: metadata}
-"""
-)
-
-DEEP = (
-    HEAD
-    + """resources:
-  outer:
-    type: OS::Heat::Stack
-    properties:
-      template:
-        heat_template_version: 2018-08-31
-        resources:
-          inner:
-            type: OS::Heat::Stack
-            properties:
-              template:
-                heat_template_version: 2018-08-31
-                resources:
-                  wait:
-                    type: OS::Heat::TestResource
-                    properties:
-                      wait_secs: 4000
-"""
-)
-
-GROUP = (
-    HEAD
-    + """resources:
-  g:
-    type: OS::Heat::ResourceGroup
-    properties:
-      count: 2
-      resource_def:
-        type: My::Member
-"""
-)
-
-MEMBER = (
-    HEAD
-    + """resources:
-  m:
-    type: OS::Heat::TestResource
-    properties:
-      value: {str_split: [',', 'a,b', 7]}
-"""
-)
-
-ENVIRONMENT = {"resource_registry": {"My::Member": "member.yaml"}}
-FILES = {"member.yaml": MEMBER}
+from tests.refused_templates import DEEP, ENVIRONMENT, FACADE, FILES, GROUP, HEAD, STRICT, VALUE
 
 # (template, with the group's environment, (path, line, words in the message))
 CASES: list[tuple[str, bool, tuple[str, int, str]]] = [
@@ -130,12 +48,14 @@ CASES: list[tuple[str, bool, tuple[str, int, str]]] = [
     ),
 ]
 
+IDS = ["str_replace_strict", "value_type", "facade", "nested_limit", "group"]
+
 
 def _inputs(with_group: bool) -> dict[str, Any]:
     return {"environment": [ENVIRONMENT], "files": FILES} if with_group else {}
 
 
-@pytest.mark.parametrize(("source", "with_group", "expected"), CASES)
+@pytest.mark.parametrize(("source", "with_group", "expected"), CASES, ids=IDS)
 def test_validate_refuses_with_the_path_and_the_line(
     source: str, with_group: bool, expected: tuple[str, int, str]
 ) -> None:
@@ -146,7 +66,7 @@ def test_validate_refuses_with_the_path_and_the_line(
     assert words in error["message"]
 
 
-@pytest.mark.parametrize(("source", "with_group", "expected"), CASES)
+@pytest.mark.parametrize(("source", "with_group", "expected"), CASES, ids=IDS)
 def test_a_request_is_refused_with_the_same_path(
     source: str, with_group: bool, expected: tuple[str, int, str]
 ) -> None:
@@ -212,19 +132,16 @@ resources:
 
 
 def test_resource_facade_in_a_nested_template_is_accepted() -> None:
-    nested = (
+    child = (
         HEAD
         + """resources:
-  s:
-    type: OS::Heat::Stack
+  v:
+    type: OS::Heat::Value
     properties:
-      template:
-        heat_template_version: 2018-08-31
-        resources:
-          v:
-            type: OS::Heat::Value
-            properties:
-              value: {resource_facade: metadata}
+      value: {resource_facade: metadata}
 """
     )
+    nested = HEAD + "resources:\n  s:\n    type: OS::Heat::Stack\n    properties:\n"
+    nested += f"      template: {json.dumps(child)}\n"
     assert validate_template(nested)["valid"], validate_template(nested)["errors"]
+    StackDefinition.build(nested, {}, constraints=installed_checkers())
