@@ -14,7 +14,7 @@ from sqlalchemy import select
 from conv_tasks.client import Client
 from conv_tasks.db.models import Stack
 from conv_tasks.db.session import session_scope
-from conv_tasks.errors import ConvTasksError
+from conv_tasks.errors import ConvTasksError, InvalidInput
 
 
 def _child_template(resources: dict[str, Any], outputs: dict[str, Any] | None = None) -> Any:
@@ -186,9 +186,24 @@ def test_a_region_in_context_is_refused(client: Client) -> None:
     assert "region" in str(caught.value)
 
 
-def test_a_bad_child_template_fails_the_parent_resource(client: Client) -> None:
+def test_a_bad_child_template_is_refused_at_the_request(client: Client) -> None:
     bad = {"heat_template_version": "2018-08-31", "resources": {"x": {"type": "No::Such"}}}
-    stack_id = client.create("badchild", template({"inner": _nested(bad)}), disable_rollback=True)[
+    with pytest.raises(InvalidInput) as refused:
+        client.create("badchild", template({"inner": _nested(bad)}))
+    assert [p.path for p in refused.value.problems] == ["resources.inner.properties.template"]
+    assert "resources.x.type: unknown resource type 'No::Such'" in str(refused.value)
+    assert client.list() == []
+
+
+def test_a_bad_child_template_known_only_at_apply_fails_the_parent_resource(
+    client: Client,
+) -> None:
+    bad = {"heat_template_version": "2018-08-31", "resources": {"x": {"type": "No::Such"}}}
+    parent = template(
+        {"inner": {"type": "OS::Heat::Stack", "properties": {"template": {"get_param": "t"}}}}
+    )
+    parent["parameters"] = {"t": {"type": "string"}}
+    stack_id = client.create("badchild", parent, {"t": json.dumps(bad)}, disable_rollback=True)[
         "stack_id"
     ]
     final = client.wait(stack_id, timeout=30)

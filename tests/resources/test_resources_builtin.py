@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from resources_sandbox import MemorySandbox, make_ctx
 
-from conv_tasks.errors import InvalidInput, ResourceFailure
+from conv_tasks.errors import ConvTasksError, InvalidInput, ResourceFailure
 from conv_tasks.resources import (
     ResourceType,
     deprecation_warnings,
@@ -93,8 +94,18 @@ def test_value_type_is_checked() -> None:
         prepare_properties(ValueResource, {}, path="p")
 
 
+def test_value_known_not_to_fit_is_refused_when_prepared() -> None:
+    with pytest.raises(ConvTasksError) as refused:
+        prepare_properties(ValueResource, {"value": "x", "type": "number"}, path="r.properties")
+    assert "r.properties.value: does not fit the type 'number': it must be a number" in str(
+        refused.value
+    )
+
+
 def test_value_that_does_not_fit_fails_the_action(sandbox: MemorySandbox) -> None:
-    ctx = make_ctx(ValueResource, sandbox, properties={"value": "x", "type": "number"}, name="v")
+    # A value known only at apply (a get_attr) reaches the action, which checks it.
+    ctx = make_ctx(ValueResource, sandbox, properties={"value": "x"}, name="v")
+    ctx = replace(ctx, properties={"value": "x", "type": "number"})
     with pytest.raises(ResourceFailure, match="Resource v: value must be a number"):
         ValueResource().create(ctx)
 
@@ -121,7 +132,8 @@ def test_value_without_a_type_is_taken_as_it_is(value: Any, sandbox: MemorySandb
 
 
 def test_value_with_a_type_still_checks_it(sandbox: MemorySandbox) -> None:
-    ctx = make_ctx(ValueResource, sandbox, properties={"value": {"a": 1}, "type": "string"})
+    ctx = make_ctx(ValueResource, sandbox, properties={"value": {"a": 1}})
+    ctx = replace(ctx, properties={"value": {"a": 1}, "type": "string"})
     with pytest.raises(ResourceFailure, match="must be a string, not a map"):
         ValueResource().create(ctx)
 

@@ -19,6 +19,7 @@ from conv_tasks.engine.definition.cache import ByteBoundedCache
 from conv_tasks.engine.definition.custom_constraints import unchecked_constraints
 from conv_tasks.engine.definition.providers import environment_lookup, with_providers
 from conv_tasks.engine.definition.redact import MASK, Redactor
+from conv_tasks.engine.definition.request_checks import request_problems
 from conv_tasks.engine.definition.secret_properties import known_secret_values, secret_properties
 from conv_tasks.errors import CycleError, NotFound, TemplateError
 from conv_tasks.graph import find_cycle
@@ -146,6 +147,10 @@ class StackDefinition:
         problems, warnings = resource_problems(
             template, registry, environment_lookup(registry, environment, files)
         )
+        if constraints is not None and not problems:
+            # A request: refuse now what its traversal would fail on (a stored template
+            # was accepted when it was given, and stays buildable).
+            problems = request_problems(template, values, registry, environment, files)
         if problems:
             raise TemplateError(problems)
         deps = template.dependencies()

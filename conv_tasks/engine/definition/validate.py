@@ -17,13 +17,14 @@ from typing import Any
 from conv_tasks.constraints import ConstraintCheckers, installed_checkers
 from conv_tasks.engine.definition.custom_constraints import unchecked_constraints
 from conv_tasks.engine.definition.providers import environment_lookup, with_providers
+from conv_tasks.engine.definition.request_checks import request_problems
 from conv_tasks.engine.definition.stack_inputs import request_inputs
 from conv_tasks.errors import ConvTasksError, NotFound, Problem, TemplateError
 from conv_tasks.graph import find_cycle, plan_traversal
 from conv_tasks.resources import Registry, default_registry, static_problems
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.suggestions import did_you_mean, suggesting
-from conv_tasks.template import Template, load_template, misspelt_function
+from conv_tasks.template import Template, apply_facade, load_template, misspelt_function
 from conv_tasks.template.document import join_path
 from conv_tasks.template.environment import EMPTY, Environment, is_provider, parameter_values
 from conv_tasks.template.functions import ArgumentError, GetAttr, function_call, parse_call
@@ -99,6 +100,12 @@ def validate_template(
     warnings = [*constraint_warnings, *warnings]
     problems.extend(found)
     problems.extend(attribute_problems(template, registry))
+    problems.extend(_facade_problems(template))
+    if not problems:
+        values = _known_values(template, parameters or {}, inputs.environment)
+        problems.extend(
+            request_problems(template, values, registry, inputs.environment, inputs.files)
+        )
     dependencies = template.dependencies()
     order: list[str] = []
     cycle = find_cycle(dependencies)
@@ -146,6 +153,36 @@ def attribute_problems(template: Template, registry: Registry) -> list[Problem]:
                     )
                 )
     return problems
+
+
+def _facade_problems(template: Template) -> list[Problem]:
+    """resource_facade calls: a template validated on its own is a top-level stack's."""
+    try:
+        apply_facade(template, None)
+    except TemplateError as exc:
+        return list(exc.problems)
+    return []
+
+
+def _known_values(
+    template: Template, parameters: Mapping[str, Any], environment: Environment
+) -> dict[str, Any]:
+    """The parameter values known without a create: those given (already checked) or set
+    by the environment, else the template's defaults; a parameter with none is unknown."""
+    try:
+        given = parameter_values(template.parameters, parameters, environment)
+    except ConvTasksError:
+        return {}
+    values = {n: s.default for n, s in template.parameters.items() if s.has_default}
+    work = PatternWork()
+    for name, value in given.items():
+        schema = template.parameters.get(name)
+        if schema is None or value is None:
+            continue
+        coerced, problems = check_value(schema, value, join_path("parameters", name), work)
+        if not problems:
+            values[name] = coerced
+    return values
 
 
 def misspelt_function_warnings(template: Template, error_paths: Sequence[str]) -> list[str]:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.errors import ResourceFailure
+from conv_tasks.errors import Problem, ResourceFailure
 from conv_tasks.resources.coerce import coerce, describe
 from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
 from conv_tasks.resources.schema import ANY, STRING, AttributeSchema, Constraint, PropertySchema
@@ -37,6 +37,19 @@ class ValueResource(ResourceType):
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
         "value": AttributeSchema("The value, converted to its type.")
     }
+
+    @classmethod
+    def properties_problems(cls, properties: Mapping[str, Any], *, path: str) -> list[Problem]:
+        # A value known when the stack is requested that does not fit its type is refused
+        # then, as Heat does, not when the resource is created.
+        kind = properties.get("type")
+        if kind is None:
+            return []
+        try:
+            convert_value(kind, properties.get("value"))
+        except ValueError as exc:
+            return [Problem(f"{path}.value", f"does not fit the type '{kind}': it {exc}")]
+        return []
 
     def create(self, ctx: ActionContext) -> Progress:
         converted = self._converted(ctx)
