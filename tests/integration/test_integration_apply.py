@@ -12,6 +12,8 @@ from conv_tasks.client import Client
 from conv_tasks.errors import Conflict, InvalidInput
 
 V1 = template({"a": test_resource("1"), "b": {**test_resource("2"), "depends_on": ["a"]}})
+# Its delete takes a while, so that a request made while it runs finds it being deleted.
+KEPT = template({"a": test_resource("1", action_wait_secs={"delete": 10})})
 V2 = template({"a": test_resource("1"), "b": {**test_resource("3"), "depends_on": ["a"]}})
 
 
@@ -46,7 +48,7 @@ def test_created_then_unchanged_then_updated(client: Client) -> None:
 
 
 def test_bad_requests_are_refused_by_name_and_change_nothing(client: Client) -> None:
-    stack_id = client.apply("kept", V1)["stack_id"]
+    stack_id = client.apply("kept", KEPT)["stack_id"]
     assert client.wait(stack_id, timeout=60)["status"] == "CREATE_COMPLETE"
     events = client.events(stack_id)
 
@@ -55,16 +57,16 @@ def test_bad_requests_are_refused_by_name_and_change_nothing(client: Client) -> 
     assert refused.value.code == "invalid_template"
     assert [p.path for p in refused.value.problems] == ["resources.a.type"]
     with pytest.raises(InvalidInput) as refused:
-        client.call("conv_tasks.stack.apply", name="kept", template=V1, stack="kept")
+        client.call("conv_tasks.stack.apply", name="kept", template=KEPT, stack="kept")
     assert [p.path for p in refused.value.problems] == ["stack"]
     with pytest.raises(InvalidInput) as refused:
         client.call("conv_tasks.stack.apply", name="kept")
     assert [p.path for p in refused.value.problems] == ["template"]
     with pytest.raises(InvalidInput, match="timeout_mins"):
-        client.apply("kept", V1, timeout_mins=0)
+        client.apply("kept", KEPT, timeout_mins=0)
     assert client.events(stack_id) == events
     assert [s["name"] for s in client.list()] == ["kept"]
 
     client.delete("kept")
     with pytest.raises(Conflict, match="being deleted"):
-        client.apply("kept", V1)
+        client.apply("kept", KEPT)

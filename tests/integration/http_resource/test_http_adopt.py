@@ -33,7 +33,7 @@ def _existing(cluster: HttpCluster, collection: str, **fields: Any) -> dict[str,
 
 
 def _adopting(object_id: str, body: dict[str, Any], **properties: Any) -> dict[str, Any]:
-    return {**http_resource("items", body, **properties), "external_id": object_id}
+    return {**http_resource("adopted", body, **properties), "external_id": object_id}
 
 
 def _ours(cluster: HttpCluster, method: str) -> list[dict[str, Any]]:
@@ -53,7 +53,7 @@ def _wait(client: Client, stack_id: str) -> dict[str, Any]:
 
 def test_an_existing_object_is_adopted_then_converged_then_deleted(cluster: HttpCluster) -> None:
     client = cluster.client()
-    existing = _existing(cluster, "items", name="adopted", size=1, owner="ops")
+    existing = _existing(cluster, "adopted", name="adopted", size=1, owner="ops")
     body = {"name": "adopted", "size": 2}
     template = stack_of({"web": _adopting(existing["id"], body)}, OUTPUTS)
     [planned] = client.preview("adopting", template)["resources"]
@@ -64,7 +64,7 @@ def test_an_existing_object_is_adopted_then_converged_then_deleted(cluster: Http
 
     # Adopted, not created: no POST, the one object unchanged, its id the physical id.
     assert _ours(cluster, "POST") == []
-    assert _named(cluster, "items", "adopted") == [existing]
+    assert _named(cluster, "adopted", "adopted") == [existing]
     web = client.resource(stack_id, "web")
     assert web["physical_id"] == existing["id"]
     assert web["status"] == "CREATE_COMPLETE"
@@ -79,14 +79,14 @@ def test_an_existing_object_is_adopted_then_converged_then_deleted(cluster: Http
     client.update(stack_id, template)
     final = _wait(client, stack_id)
     assert final["status"] == "UPDATE_COMPLETE", final
-    [now] = _named(cluster, "items", "adopted")
+    [now] = _named(cluster, "adopted", "adopted")
     assert now == {"id": existing["id"], **body}
     [put] = _ours(cluster, "PUT")
-    assert put["path"] == f"/items/{existing['id']}"
+    assert put["path"] == f"/adopted/{existing['id']}"
     assert client.resource(stack_id, "web")["physical_id"] == existing["id"]
 
     # Removing external_id keeps the resource as it is: nothing is sent.
-    client.update(stack_id, stack_of({"web": http_resource("items", body)}, OUTPUTS))
+    client.update(stack_id, stack_of({"web": http_resource("adopted", body)}, OUTPUTS))
     final = _wait(client, stack_id)
     assert final["status"] == "UPDATE_COMPLETE", final
     assert len(_ours(cluster, "PUT")) == 1 and _ours(cluster, "POST") == []
@@ -95,19 +95,19 @@ def test_an_existing_object_is_adopted_then_converged_then_deleted(cluster: Http
     # Deleting the stack deletes the adopted object, as any other.
     client.delete(stack_id)
     assert _wait(client, stack_id)["status"] == "DELETE_COMPLETE"
-    assert _named(cluster, "items", "adopted") == []
+    assert _named(cluster, "adopted", "adopted") == []
 
 
 def test_an_object_that_already_matches_needs_no_update(cluster: HttpCluster) -> None:
     client = cluster.client()
-    existing = _existing(cluster, "items", name="same", size=4)
+    existing = _existing(cluster, "adopted", name="same", size=4)
     template = stack_of({"web": _adopting(existing["id"], {"name": "same", "size": 4})})
     stack_id = client.create("matching", template)["stack_id"]
     assert _wait(client, stack_id)["status"] == "CREATE_COMPLETE"
     client.update(stack_id, template)
     assert _wait(client, stack_id)["status"] == "UPDATE_COMPLETE"
     assert _ours(cluster, "PUT") == [] and _ours(cluster, "POST") == []
-    assert _named(cluster, "items", "same") == [existing]
+    assert _named(cluster, "adopted", "same") == [existing]
 
 
 def test_an_external_id_that_names_nothing_fails_the_resource(cluster: HttpCluster) -> None:
@@ -123,30 +123,30 @@ def test_an_external_id_that_names_nothing_fails_the_resource(cluster: HttpClust
     assert f"external_id '{missing}' names no existing ConvTasks::HTTP::Resource" in reason
     assert "\n" not in reason
     assert web["physical_id"] is None
-    assert _ours(cluster, "POST") == [] and _named(cluster, "items", "nothing") == []
+    assert _ours(cluster, "POST") == [] and _named(cluster, "adopted", "nothing") == []
     assert cluster.token not in str(client.events(stack_id))
 
     # Once the object exists, an update adopts it (the failed create is tried again).
     server = cluster.server
     made = {"id": missing, "name": "nothing"}
-    server.http.post(f"{server.base_url}/items", json=made).raise_for_status()
+    server.http.post(f"{server.base_url}/adopted", json=made).raise_for_status()
     client.update(stack_id, template)
     final = _wait(client, stack_id)
     assert final["status"] == "UPDATE_COMPLETE", final
     assert client.resource(stack_id, "web")["physical_id"] == missing
-    assert _ours(cluster, "POST") == [] and _named(cluster, "items", "nothing") == [made]
+    assert _ours(cluster, "POST") == [] and _named(cluster, "adopted", "nothing") == [made]
 
 
 def test_an_update_that_adds_a_resource_with_external_id_adopts_it(cluster: HttpCluster) -> None:
     client = cluster.client()
-    stack_id = client.create("growing", stack_of({"first": http_resource("items", {"n": 1})}))[
+    stack_id = client.create("growing", stack_of({"first": http_resource("adopted", {"n": 1})}))[
         "stack_id"
     ]
     assert _wait(client, stack_id)["status"] == "CREATE_COMPLETE"
-    existing = _existing(cluster, "things", name="later")
+    existing = _existing(cluster, "adopted_more", name="later")
     resources = {
-        "first": http_resource("items", {"n": 1}),
-        "web": {**http_resource("things", {"name": "later"}), "external_id": existing["id"]},
+        "first": http_resource("adopted", {"n": 1}),
+        "web": {**http_resource("adopted_more", {"name": "later"}), "external_id": existing["id"]},
     }
     planned = {r["name"]: r for r in client.preview(stack_id, stack_of(resources))["resources"]}
     assert (planned["web"]["action"], planned["web"]["reason"]) == ("create", ADOPTS)
@@ -155,10 +155,10 @@ def test_an_update_that_adds_a_resource_with_external_id_adopts_it(cluster: Http
     assert final["status"] == "UPDATE_COMPLETE", final
     assert client.resource(stack_id, "web")["physical_id"] == existing["id"]
     assert len(_ours(cluster, "POST")) == 1  # only `first`'s create
-    assert _named(cluster, "things", "later") == [existing]
+    assert _named(cluster, "adopted_more", "later") == [existing]
 
     # Another external_id on a resource that has its object: refused, nothing changes.
-    other = _existing(cluster, "things", name="other")
+    other = _existing(cluster, "adopted_more", name="other")
     resources["web"]["external_id"] = other["id"]
     client.update(stack_id, stack_of(resources), disable_rollback=True)
     final = _wait(client, stack_id)
@@ -169,8 +169,8 @@ def test_an_update_that_adds_a_resource_with_external_id_adopts_it(cluster: Http
     failed = [e for e in client.events(stack_id) if e["status"] == "UPDATE_FAILED"]
     assert any(said in e["reason"] for e in failed), failed
     assert client.resource(stack_id, "web")["physical_id"] == existing["id"]
-    assert _named(cluster, "things", "later") == [existing]
-    assert _named(cluster, "things", "other") == [other]
+    assert _named(cluster, "adopted_more", "later") == [existing]
+    assert _named(cluster, "adopted_more", "other") == [other]
 
 
 def test_a_type_that_cannot_observe_is_refused_at_the_request(cluster: HttpCluster) -> None:
@@ -203,11 +203,11 @@ def test_an_adopted_object_with_deletion_policy_retain_outlives_the_stack(
     cluster: HttpCluster,
 ) -> None:
     client = cluster.client()
-    existing = _existing(cluster, "items", name="kept-after")
+    existing = _existing(cluster, "adopted", name="kept-after")
     resource = {**_adopting(existing["id"], {"name": "kept-after"}), "deletion_policy": "Retain"}
     stack_id = client.create("retaining", stack_of({"web": resource}))["stack_id"]
     assert _wait(client, stack_id)["status"] == "CREATE_COMPLETE"
     client.delete(stack_id)
     assert _wait(client, stack_id)["status"] == "DELETE_COMPLETE"
-    assert _named(cluster, "items", "kept-after") == [existing]
+    assert _named(cluster, "adopted", "kept-after") == [existing]
     assert _ours(cluster, "DELETE") == []
