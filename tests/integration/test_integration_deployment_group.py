@@ -16,7 +16,7 @@ from conv_tasks.db.models import SoftwareDeploymentRow, Stack
 from conv_tasks.db.session import session_scope
 
 
-def _template(servers: dict[str, str], actions: list[str]) -> dict[str, Any]:
+def _template(servers: dict[str, str], actions: list[str], foo: str = "bar") -> dict[str, Any]:
     return template(
         {
             "config": {
@@ -28,7 +28,7 @@ def _template(servers: dict[str, str], actions: list[str]) -> dict[str, Any]:
                 "properties": {
                     "config": {"get_resource": "config"},
                     "servers": servers,
-                    "input_values": {"foo": "bar"},
+                    "input_values": {"foo": foo},
                     "actions": actions,
                 },
             },
@@ -86,7 +86,7 @@ def _start(client: Client, name: str, actions: list[str]) -> tuple[str, str, dic
     return stack_id, child_id, agents
 
 
-def test_a_member_per_server_runs_once_and_removing_a_key_deletes_its_member(
+def test_a_member_per_server_runs_once_an_input_updates_each_and_a_removed_key_goes(
     client: Client,
 ) -> None:
     stack_id, child_id, agents = _start(client, "deploy-group", ["CREATE", "UPDATE"])
@@ -97,9 +97,18 @@ def test_a_member_per_server_runs_once_and_removing_a_key_deletes_its_member(
     for agent in agents.values():  # each ran once: nothing more waits for either server
         assert agent.metadata()["deployments"] == []
 
+    # A changed input updates every member: each server runs UPDATE once.
+    servers = {key: agent.server for key, agent in agents.items()}
+    client.update(stack_id, _template(servers, ["CREATE", "UPDATE"], foo="baz"))
+    for key, agent in agents.items():
+        asked = agent.wait_for(key, "UPDATE")
+        assert inputs_of(asked)["foo"] == "baz"
+        agent.signal(asked, {"deploy_status": "COMPLETE", "deploy_status_code": 0})
+    assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
+
     # Only web is left: db's deployment goes, web's is unchanged and asks its server nothing.
     servers = {"web": agents["web"].server}
-    client.update(stack_id, _template(servers, ["CREATE", "UPDATE"]))
+    client.update(stack_id, _template(servers, ["CREATE", "UPDATE"], foo="baz"))
     assert client.wait(stack_id, timeout=60)["status"] == "UPDATE_COMPLETE"
     assert _deployment_names(child_id) == ["web"]
     assert agents["web"].metadata()["deployments"] == []

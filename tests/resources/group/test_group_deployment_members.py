@@ -120,3 +120,11 @@ def test_the_old_name_is_a_hidden_alias() -> None:
     old = registry.get("OS::Heat::SoftwareDeployments")
     assert issubclass(old, SoftwareDeploymentGroup)
     assert old.support_status.status == "HIDDEN"
+    template = load_template(
+        "heat_template_version: 2018-08-31\n"
+        "resources:\n  d:\n    type: OS::Heat::SoftwareDeployments\n"
+        "    properties: {servers: {a: s1}}\n"
+    )
+    problems, warnings = template_problems(template, registry)
+    assert problems == []
+    assert warnings and "OS::Heat::SoftwareDeploymentGroup" in warnings[0]
