@@ -35,6 +35,7 @@ BUILTIN_NAMES = [
     "OS::Heat::ResourceGroup",
     "OS::Heat::SoftwareConfig",
     "OS::Heat::SoftwareDeployment",
+    "OS::Heat::SoftwareDeploymentGroup",
     "OS::Heat::Stack",
     "OS::Heat::TestResource",
     "OS::Heat::TestResourceOld",

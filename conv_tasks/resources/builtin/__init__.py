@@ -15,6 +15,10 @@ from conv_tasks.resources.builtin.random_string import RandomStringResource
 from conv_tasks.resources.builtin.resource_group import ResourceGroup
 from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
 from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentResource
+from conv_tasks.resources.builtin.software_deployment_group import (
+    SoftwareDeploymentGroup,
+    SoftwareDeployments,
+)
 from conv_tasks.resources.builtin.test_resource import TestResource
 from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
 from conv_tasks.resources.builtin.value import ValueResource
@@ -31,6 +35,8 @@ BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     DummyResource,
     SoftwareConfigResource,
     SoftwareDeploymentResource,
+    SoftwareDeploymentGroup,
+    SoftwareDeployments,
     HeatStackResource,
     ResourceGroup,
     WaitConditionHandleResource,
@@ -53,7 +59,9 @@ __all__ = [
     "RandomStringResource",
     "ResourceGroup",
     "SoftwareConfigResource",
+    "SoftwareDeploymentGroup",
     "SoftwareDeploymentResource",
+    "SoftwareDeployments",
     "TestResource",
     "TestResourceOld",
     "ValueResource",
