@@ -111,9 +111,10 @@ chaos: setup services
 	for run in 1 2 3 4 5 6 7 8 9 10; do $(BIN)/python -m pytest -q tests/chaos || exit 1; done
 
 lint: setup
-	$(BIN)/ruff check conv_tasks tests celeryconfig.py benchmarks examples
-	$(BIN)/ruff format --check conv_tasks tests celeryconfig.py benchmarks examples
+	$(BIN)/ruff check conv_tasks tests celeryconfig.py benchmarks examples scripts
+	$(BIN)/ruff format --check conv_tasks tests celeryconfig.py benchmarks examples scripts
 	$(BIN)/mypy
+	$(BIN)/mypy scripts/heat_compat_sweep.py
 	$(BIN)/mypy $(EXAMPLE)/src $(EXAMPLE)/tests
 
 # Engine benchmark numbers also go to $(BENCH_JSON) (see benchmarks/bench_engine.py --help).
