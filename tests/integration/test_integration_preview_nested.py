@@ -6,6 +6,7 @@ apply, nothing left to change after the update, and nothing written by a preview
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,21 @@ def rows() -> dict[str, object]:
         }
 
 
+def settled_rows(timeout: float = 20.0) -> dict[str, object]:
+    """rows() once nothing has changed them for a second: a stack reads COMPLETE as its last
+    node satisfies its SyncPoint, and that node may still release its resource's lease just
+    after (a write the preview must not be blamed for)."""
+    deadline = time.monotonic() + timeout
+    last = rows()
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = rows()
+        if now == last:
+            return now
+        last = now
+    raise AssertionError(f"the rows kept changing for {timeout} s after the create: {last}")
+
+
 def syncpoints(redis_client: Any) -> set[bytes]:
     return set(redis_client.scan_iter(match="*:sp:*", count=1000))
 
@@ -101,7 +117,7 @@ def test_the_preview_lists_changes_inside_provider_templates_and_groups(
     client: Client, redis_client: Any, tmp_path: Path
 ) -> None:
     _create(client, "deep", _parent("v1"))
-    before, points = rows(), syncpoints(redis_client)
+    before, points = settled_rows(), syncpoints(redis_client)
 
     data = _preview(client, "deep", _parent("v2"))
 
