@@ -6,6 +6,7 @@ apply, nothing left to change after the update, and nothing written by a preview
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -75,38 +76,68 @@ def _actions(entries: list[dict[str, Any]]) -> dict[str, str]:
     return {e["name"]: e["action"] for e in entries}
 
 
-def rows() -> dict[str, object]:
-    """Every row a change of any stack would add or touch."""
+def rows(tenant: str) -> dict[str, object]:
+    """Every row a change of the tenant's stacks (its nested ones too) would add or touch.
+    Scoped to the tenant: stacks other tests left acting (a stuck resource, say) keep writing
+    to the same database."""
     with session_scope() as session:
 
         def one(sql: str) -> object:
-            return tuple(session.execute(text(sql)).one())
+            return tuple(session.execute(text(sql), {"tenant": tenant}).one())
 
+        mine = "SELECT id FROM stack WHERE tenant = :tenant"
         return {
             "stack": one(
                 "SELECT count(*), max(updated_at), max(raw_template_id),"
                 " string_agg(coalesce(current_traversal, '') || action || status, ',' ORDER BY id)"
-                " FROM stack"
+                " FROM stack WHERE tenant = :tenant"
             ),
-            "resource": one("SELECT count(*), max(updated_at), max(id) FROM resource"),
-            "event": one("SELECT count(*) FROM event"),
-            "raw_template": one("SELECT count(*), max(id) FROM raw_template"),
+            "resource": one(
+                "SELECT count(*), max(updated_at), max(id) FROM resource"
+                f" WHERE stack_id IN ({mine})"
+            ),
+            "event": one(f"SELECT count(*) FROM event WHERE stack_id IN ({mine})"),
+            "raw_template": one(
+                "SELECT count(*), max(id) FROM raw_template WHERE id IN (SELECT raw_template_id"
+                " FROM stack WHERE tenant = :tenant UNION SELECT prev_raw_template_id FROM stack"
+                " WHERE tenant = :tenant)"
+            ),
         }
 
 
-def settled_rows(timeout: float = 20.0) -> dict[str, object]:
+def settled_rows(tenant: str, timeout: float = 20.0) -> dict[str, object]:
     """rows() once nothing has changed them for a second: a stack reads COMPLETE as its last
-    node satisfies its SyncPoint, and that node may still release its resource's lease just
-    after (a write the preview must not be blamed for)."""
+    node satisfies its SyncPoint, and that node may release its resource's lease just after
+    (a write the preview must not be blamed for)."""
     deadline = time.monotonic() + timeout
-    last = rows()
+    last = rows(tenant)
     while time.monotonic() < deadline:
         time.sleep(1.0)
-        now = rows()
+        now = rows(tenant)
         if now == last:
             return now
         last = now
-    raise AssertionError(f"the rows kept changing for {timeout} s after the create: {last}")
+    raise AssertionError(f"the tenant's rows kept changing for {timeout} s: {last}")
+
+
+def foreign_traversals(tenant: str) -> set[str]:
+    """The current traversals of other tenants' stacks (other tests' stacks still acting)."""
+    with session_scope() as session:
+        found = session.execute(
+            text("SELECT current_traversal FROM stack WHERE tenant <> :tenant"), {"tenant": tenant}
+        )
+        return {row[0] for row in found if row[0]}
+
+
+def _traversal_of(key: bytes) -> str:
+    found = re.search(rb"\{([^}]*)\}", key)
+    return found.group(1).decode() if found else ""
+
+
+def new_syncpoints_of_this_test(redis_client: Any, before: set[bytes], tenant: str) -> set[bytes]:
+    """SyncPoint keys made since `before`, leaving out those of other tests' traversals."""
+    others = foreign_traversals(tenant)
+    return {key for key in syncpoints(redis_client) - before if _traversal_of(key) not in others}
 
 
 def syncpoints(redis_client: Any) -> set[bytes]:
@@ -117,7 +148,7 @@ def test_the_preview_lists_changes_inside_provider_templates_and_groups(
     client: Client, redis_client: Any, tmp_path: Path
 ) -> None:
     _create(client, "deep", _parent("v1"))
-    before, points = settled_rows(), syncpoints(redis_client)
+    before, points = settled_rows(client.tenant), syncpoints(redis_client)
 
     data = _preview(client, "deep", _parent("v2"))
 
@@ -165,8 +196,8 @@ def test_the_preview_lists_changes_inside_provider_templates_and_groups(
     assert lines[grp + 6].startswith("          ~ a  ")
     assert lines[grp + 7] == '              value: "v1" -> "v2"'
     # A preview writes nothing: no row, no template, no event, no traversal, no SyncPoint.
-    assert rows() == before
-    assert syncpoints(redis_client) == points
+    assert rows(client.tenant) == before
+    assert new_syncpoints_of_this_test(redis_client, points, client.tenant) == set()
 
 
 def test_a_group_count_change_lists_the_members_added_and_removed(client: Client) -> None:
