@@ -21,8 +21,24 @@ def masked(url: str) -> str:
         try:
             shown.append(str(maybe_sanitize_url(one)))
         except ValueError:
-            shown.append(f"{one.split('://', 1)[0]}://(unparsable URL)")
+            shown.append(_masked_by_hand(one))
     return ";".join(shown)
+
+
+def _masked_by_hand(url: str) -> str:
+    """A URL the URL parsers refuse, such as libpq's multi-host form
+    (`postgresql://user:pw@host1:5432,host2:5433/db`): its password masked and its query
+    left out, by its parts; only its scheme if it has no `scheme://`."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return f"{scheme}://(unparsable URL)"
+    rest = rest.split("?", 1)[0].split("#", 1)[0]
+    netloc, slash, path = rest.partition("/")
+    userinfo, at, hosts = netloc.rpartition("@")
+    if at:
+        user, colon, _ = userinfo.partition(":")
+        netloc = f"{user}:**@{hosts}" if colon else f"{user}@{hosts}"
+    return f"{scheme}://{netloc}{slash}{path}"
 
 
 def scrubbed(text: str, url: str) -> str:

@@ -50,6 +50,20 @@ def replacement_reason(version: int) -> str:
     return f"{REPLACING}{version}"
 
 
+# The stack events of one operation whose reason starts with a prefix, over its traversals.
+_RESUMES_FOR = text(
+    """
+SELECT count(*)
+FROM stack_operation o
+JOIN event e
+  ON e.stack_id = o.stack_id AND e.id >= coalesce(o.first_event_id, 0)
+ AND e.traversal = ANY(array_append(o.restarted_from, o.traversal))
+WHERE o.stack_id = :stack_id AND o.traversal = :traversal
+  AND e.resource_name IS NULL AND starts_with(e.reason, :prefix)
+"""
+)
+
+
 # Finish the in-progress operation(s) `which` selects, counting from their events. Each
 # resource's events of the operation are folded into one row of flags, then counted.
 _FINISH = """
@@ -187,6 +201,16 @@ class Operations:
             _RESUME, {"stack_id": stack_id, "old": old, "new": new}
         ).first()
         return found is not None
+
+    def resumes_for(self, *, stack_id: str, traversal: str, reason_prefix: str) -> int:
+        """How often the operation now under traversal `traversal` was resumed for a reason
+        that starts with `reason_prefix`: its stack events of that reason, over every
+        traversal it ran under."""
+        found = self._session.execute(
+            _RESUMES_FOR,
+            {"stack_id": stack_id, "traversal": traversal, "prefix": reason_prefix},
+        ).scalar()
+        return int(found or 0)
 
     def finish(
         self, *, stack_id: str, traversal: str, result: OperationOutcome, reason: str

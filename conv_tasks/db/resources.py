@@ -7,8 +7,9 @@ do not come through here: their leases and writes are in conv_tasks.db.nodes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, text, update
@@ -21,7 +22,7 @@ from conv_tasks.db.rows import ResourceRow, resource_row
 from conv_tasks.db.sealed_columns import seal_fields
 from conv_tasks.db.validation import require_fields, require_id
 from conv_tasks.errors import Duplicate
-from conv_tasks.graph import ExistingVersion
+from conv_tasks.graph import ExistingVersion, NodeKey, Phase
 from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer
 
 WRITABLE = NODE_WRITABLE | {"replaces", "replaced_by"}
@@ -51,6 +52,59 @@ heads AS (
 SELECT name, coalesce(ev.done, '{}') AS done, ev.last_status,
        coalesce(heads.converged, false) AS converged
 FROM ev FULL JOIN heads USING (name)
+"""
+)
+
+
+# Which nodes of a traversal the resource table says have not reached their goal, in one
+# statement (the end of a traversal: conv_tasks.engine.stack.completion). Each node's goal
+# is what its delivery writes before it satisfies its successors' SyncPoints, so when
+# PostgreSQL lost writes that Redis kept, the nodes named here are the ones to run again:
+# - update: the head (the newest version nothing replaced) converged to the traversal's
+#   template (`template_id`), COMPLETE, created;
+# - cleanup: no version left to purge (all but the head of a resource the template keeps,
+#   every version of one it dropped);
+# - check: the head CHECK_COMPLETE by this check (started when the stack's operation did);
+# - suspend / resume: the head suspended (resumed), or nothing to do (never created,
+#   deleted, or no version at all).
+_SHORT_OF_GOAL = text(
+    """
+WITH wanted AS (
+    SELECT w.phase, w.name
+    FROM unnest(CAST(:phases AS text[]), CAST(:names AS text[])) AS w(phase, name)
+),
+versions AS (
+    SELECT r.id, r.name, r.version, r.replaced_by, r.action, r.status, r.template_id,
+           r.action_started_at
+    FROM resource r
+    WHERE r.stack_id = :stack_id AND r.name = ANY(CAST(:names AS text[]))
+),
+heads AS (
+    SELECT DISTINCT ON (name) * FROM versions WHERE replaced_by IS NULL
+    ORDER BY name, version DESC
+)
+SELECT w.phase, w.name
+FROM wanted w LEFT JOIN heads h ON h.name = w.name
+WHERE CASE w.phase
+    WHEN 'update' THEN NOT coalesce(
+        h.template_id = :template_id AND h.status = 'COMPLETE'
+        AND h.action NOT IN ('INIT', 'DELETE'), false)
+    WHEN 'cleanup' THEN EXISTS (
+        SELECT 1 FROM versions v
+        WHERE v.name = w.name
+          AND (h.id IS NULL OR v.id <> h.id OR NOT w.name = ANY(CAST(:kept AS text[]))))
+    WHEN 'check' THEN NOT coalesce(
+        h.action = 'CHECK' AND h.status = 'COMPLETE'
+        AND h.action_started_at = CAST(:started_at AS timestamptz), false)
+    WHEN 'suspend' THEN h.id IS NOT NULL AND NOT (
+        (h.action IN ('INIT', 'DELETE') AND h.status <> 'IN_PROGRESS')
+        OR (h.action = 'SUSPEND' AND h.status = 'COMPLETE'))
+    WHEN 'resume' THEN h.id IS NOT NULL AND NOT (
+        (h.action IN ('INIT', 'DELETE') AND h.status <> 'IN_PROGRESS')
+        OR (h.action <> 'SUSPEND' AND h.status = 'COMPLETE'))
+    ELSE true
+END
+ORDER BY w.name, w.phase
 """
 )
 
@@ -119,6 +173,34 @@ class ResourceVersions:
             TraversalMark(name, frozenset(done or ()), last_status, bool(converged))
             for name, done, last_status, converged in rows
         ]
+
+    def short_of_goal(
+        self,
+        stack_id: str,
+        nodes: Iterable[NodeKey],
+        *,
+        template_id: int | None,
+        started_at: datetime | None,
+    ) -> list[NodeKey]:
+        """The `nodes` of a traversal of the stack whose goal the resource table says was not
+        reached (see _SHORT_OF_GOAL), in one statement. `template_id` is the traversal's
+        template, `started_at` when the stack's operation started (a check's mark)."""
+        wanted = list(nodes)
+        if not wanted:
+            return []
+        kept = sorted({node.name for node in wanted if node.phase == Phase.UPDATE})
+        rows = self._session.execute(
+            _SHORT_OF_GOAL,
+            {
+                "stack_id": stack_id,
+                "phases": [str(node.phase) for node in wanted],
+                "names": [node.name for node in wanted],
+                "kept": kept,
+                "template_id": template_id,
+                "started_at": started_at,
+            },
+        )
+        return [NodeKey(Phase(phase), name) for phase, name in rows]
 
     def forget(self, stack_id: str, names: Sequence[str]) -> dict[str, list[str]]:
         """Drop every version of the named resources of the stack, whatever holds them (a

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
@@ -51,9 +52,45 @@ _POSTGRES_SCHEMES = frozenset(
 DRIVER = "postgresql+psycopg"
 
 
+def database_url(url: str | URL) -> URL:
+    """`url` parsed. A primary and its standbys may be named in either of libpq's multi-host
+    forms: `postgresql://user@host1:5432,host2:5433/db?target_session_attrs=read-write`, or
+    `postgresql://user@/db?host=host1,host2&port=5432,5433&target_session_attrs=read-write`
+    (also `?host=host1:5432&host=host2:5433`). The first becomes the third, which SQLAlchemy
+    reads; libpq tries the hosts in order and keeps the one `target_session_attrs` asks for."""
+    if isinstance(url, URL):
+        return url
+    scheme, sep, rest = url.partition("://")
+    netloc = rest.split("/", 1)[0].split("?", 1)[0]
+    userinfo, at, hosts = netloc.rpartition("@")
+    if not sep or "," not in hosts:
+        return make_url(url)
+    parts = urlsplit(url)
+    listed = tuple(host.strip() for host in hosts.split(","))
+    if not all(listed):
+        raise ValueError(f"the database URL lists an empty host in {hosts!r}")
+    query: dict[str, str | tuple[str, ...]] = {}
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name in ("host", "port", "hostaddr"):
+            raise ValueError(
+                f"the database URL names its hosts twice: in {hosts!r} and in its {name!r} "
+                "query parameter; name them in one of the two"
+            )
+        query[name] = value
+    query["host"] = listed
+    user, _, password = userinfo.partition(":") if at else ("", "", "")
+    return URL.create(
+        scheme,
+        username=unquote(user) or None,
+        password=unquote(password) or None,
+        database=unquote(parts.path.lstrip("/")) or None,
+        query=query,
+    )
+
+
 def driver_url(url: str | URL) -> URL:
     """`url` with conv_tasks' driver; any other database is refused by name."""
-    parsed = make_url(url)
+    parsed = database_url(url)
     if parsed.drivername not in _POSTGRES_SCHEMES:
         raise ValueError(
             f"database URL scheme {parsed.drivername!r} is not PostgreSQL "

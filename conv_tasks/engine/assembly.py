@@ -20,7 +20,7 @@ from conv_tasks.engine.definition import Definitions
 from conv_tasks.engine.dispatch import Dispatcher
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.features import EngineChildStacks
-from conv_tasks.engine.stack import end_traversal
+from conv_tasks.engine.stack import end_traversal, resume_traversal
 from conv_tasks.resources import Registry, default_registry
 from conv_tasks.secrets_at_rest import Sealer
 from conv_tasks.settings import Settings, get_settings
@@ -60,6 +60,7 @@ def build_env(
         deployments=PostgresDeployments(url, sealer=sealer),
         wait_handles=PostgresWaitHandles(url),
         end_traversal=end_traversal,
+        resume_traversal=resume_traversal,
         connections=connections,
         constraints=installed_checkers().strictly(settings.strict_constraints),
     )

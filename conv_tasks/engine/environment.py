@@ -2,21 +2,24 @@
 
 The engine finds nothing in a global: the database, the SyncPoint store, the dispatcher,
 the registry, the stores the resource types act through and the definitions cache all
-come in here. Two services are callbacks, so that the node path needs nothing above it:
-`end_traversal` (the stack's SyncPoint completed: finish the operation) and `children`
-(the nested-stack service plugins and the node path use). conv_tasks.engine.assembly
+come in here. Three services are callbacks, so that the node path needs nothing above it:
+`end_traversal` (the stack's SyncPoint completed: finish the operation),
+`resume_traversal` (a node found that PostgreSQL lost writes its SyncPoints count on:
+resume the operation from the database) and `children` (the nested-stack service plugins
+and the node path use). conv_tasks.engine.assembly
 builds an environment for a process; tests build one with stand-ins.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from conv_tasks.connections import Connections
 from conv_tasks.constraints import ConstraintCheckers, installed_checkers
 from conv_tasks.deployments.store import DeploymentStore
+from conv_tasks.graph import NodeKey
 from conv_tasks.resources import Registry, Sandbox
 from conv_tasks.resources.child_stacks import ChildStacks
 from conv_tasks.settings import Settings
@@ -36,6 +39,14 @@ class TraversalEnd(Protocol):
         """The stack's own SyncPoint completed with `inputs`: end the stack's operation."""
 
 
+class TraversalResume(Protocol):
+    def __call__(
+        self, env: EngineEnv, stack_id: str, traversal: str, lost: Sequence[NodeKey], where: str
+    ) -> None:
+        """PostgreSQL lost what the nodes `lost` wrote, though the traversal's SyncPoints say
+        they finished (`where`: how that was found): resume the operation from the database."""
+
+
 @dataclass
 class EngineEnv:
     settings: Settings
@@ -48,6 +59,7 @@ class EngineEnv:
     deployments: DeploymentStore
     wait_handles: WaitHandleStore
     end_traversal: TraversalEnd
+    resume_traversal: TraversalResume
     # The named connections resource types act through (none unless configured).
     connections: Connections = field(default_factory=Connections)
     # The custom constraint checkers requests are checked with (conv_tasks.constraints), and

@@ -115,7 +115,12 @@ class PrivatePostgres:
 
     `host` is the one address it listens on (a link a test made, for hosts in network
     namespaces); `clients` (a network such as 10.233.7.0/24) may then connect too, with the
-    same authentication as 127.0.0.1."""
+    same authentication as 127.0.0.1.
+
+    `settings` are server settings given at start after the defaults (which they override:
+    `{"synchronous_commit": "on"}`). `standby_of` makes a streaming standby of a running
+    cluster, `promote` makes a standby the primary, and `crash` SIGKILLs the server and every
+    backend at once, as a lost host would stop: for failover tests."""
 
     def __init__(
         self,
@@ -125,8 +130,10 @@ class PrivatePostgres:
         pg_bin: str = "",
         host: str = "127.0.0.1",
         clients: str = "",
+        settings: Mapping[str, str] | None = None,
     ) -> None:
         self.host = host
+        self.settings = dict(settings or {})
         self.clients = clients
         self.port = free_port(host)
         self.database = database
@@ -202,6 +209,8 @@ class PrivatePostgres:
             f"-p {self.port} -k {self.root} -c listen_addresses={self.host} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         )
+        for name, value in self.settings.items():
+            options += f" -c {name}={value}"
         self._run(
             str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", options,
             "-w", "-t", "30", "start",
@@ -210,6 +219,45 @@ class PrivatePostgres:
     def stop(self, mode: str = "fast") -> None:
         """Stop the server; `fast` ends every session at once, as a restart does."""
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    @classmethod
+    def standby_of(
+        cls, primary: PrivatePostgres, *, settings: Mapping[str, str] | None = None
+    ) -> PrivatePostgres:
+        """A streaming standby of the running `primary` (pg_basebackup -R), not yet started;
+        asynchronous unless the primary lists it in synchronous_standby_names."""
+        standby = cls(
+            primary.database,
+            password=primary.password,
+            pg_bin=str(primary.bin),
+            host=primary.host,
+            clients=primary.clients,
+            settings={**primary.settings, **(settings or {})},
+        )
+        standby._run(
+            str(standby.bin / "pg_basebackup"), "-D", str(standby.data), "-h", primary.host,
+            "-p", str(primary.port), "-U", "postgres", "-R", "-X", "stream", "-c", "fast",
+            "--no-sync",
+        )  # fmt: skip
+        return standby
+
+    def promote(self) -> None:
+        """Make this standby the primary; returns once it takes writes."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-t", "30", "promote")
+
+    def crash(self) -> None:
+        """SIGKILL the postmaster and every process it started, at once: nothing is flushed
+        or handed over, and no client gets an orderly goodbye."""
+        pid_file = self.data / "postmaster.pid"
+        postmaster = int(pid_file.read_text(encoding="utf-8").split()[0])
+        found = subprocess.run(
+            ["pgrep", "-P", str(postmaster)], capture_output=True, text=True, check=False
+        )
+        children = [int(pid) for pid in found.stdout.split()]
+        for pid in [postmaster, *children]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        pid_file.unlink(missing_ok=True)
 
     def create_database(self) -> None:
         with self.connect() as conn:

@@ -24,6 +24,7 @@ from conv_tasks.errors import NotFound
 from conv_tasks.graph import NodeKey, Phase
 from conv_tasks.resources import Registry, ResourceType
 from conv_tasks.statuses import Action, Status
+from conv_tasks.syncpoint import FinishOutcome
 
 log = logging.getLogger(__name__)
 
@@ -154,11 +155,24 @@ class NodeRun:
             else:
                 self.outbox.append(payload)
 
-    def hand_on(self, output: NodeOutput, *, settled: Iterable[NodeKey] = ()) -> None:
-        """Give the successors this node's output, if the traversal is still ours."""
-        if self.current:
-            hand_on(self.env, self.task, output, settled=settled, also=self.outbox)
-            self.outbox = []
+    def hand_on(
+        self, output: NodeOutput, *, settled: Iterable[NodeKey] = (), acted: bool = False
+    ) -> None:
+        """Give the successors this node's output, if the traversal is still ours.
+
+        `acted`: this delivery finished an action the database said was still to do. If the
+        node's SyncPoint says it had finished before, PostgreSQL lost the write that said so
+        (a failover to a standby behind it), and its successors may have run on what Redis
+        kept: the operation is resumed from the database instead of trusting Redis."""
+        if not self.current:
+            return
+        handoff = hand_on(self.env, self.task, output, settled=settled, also=self.outbox)
+        self.outbox = []
+        if acted and handoff.outcome == FinishOutcome.REPEAT:
+            where = f"as node {self.task.node} finished again"
+            self.env.resume_traversal(
+                self.env, self.task.stack_id, self.task.traversal, [self.task.node], where
+            )
 
     def fail_unclaimed(self, reason: str) -> Outcome:
         """Fail the node where there is no version of the resource to write the failure on."""

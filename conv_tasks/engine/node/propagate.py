@@ -17,7 +17,7 @@ from typing import Any
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.payload import NodeOutput, NodeTask
 from conv_tasks.graph import NodeKey
-from conv_tasks.syncpoint import FinishOutcome
+from conv_tasks.syncpoint import FinishOutcome, Handoff
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def hand_on(
     *,
     settled: Iterable[NodeKey] = (),
     also: Iterable[Mapping[str, Any]] = (),
-) -> None:
+) -> Handoff:
     """Satisfy the successors of `task`'s node with `output`; enqueue what that completed.
 
     `settled` are successors with nothing to do: they never become tasks.
@@ -51,3 +51,4 @@ def hand_on(
         )
     if handoff.stack_input is not None:
         env.end_traversal(env, task.stack_id, task.traversal, handoff.stack_input)
+    return handoff

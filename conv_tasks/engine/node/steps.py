@@ -209,6 +209,10 @@ def after_step(
     events = [*started, NodeEvent(action, Status.COMPLETE, said, step.physical_id)]
     finished = replace(version, action=action, status=Status.COMPLETE)
     settled_here = own or not run.current or _as_wanted(run, finished, prepared)
+    if run.current and settled_here:
+        # Converged to this traversal's template, whichever traversal began the action (the
+        # end of the traversal asks the table whether every resource is).
+        fields["template_id"] = run.task.template_id
     written = run.write(version, fields, events, purge=version.replaces)
     if not written.ok:
         return Outcome.LOST_LEASE
@@ -216,7 +220,7 @@ def after_step(
         return _afresh(run)
     purged = version.replaces if written.purged else None
     settled = settled_cleanup(run, claim, version, purged)
-    run.hand_on(NodeOutput(step.reference, dict(step.attributes)), settled=settled)
+    run.hand_on(NodeOutput(step.reference, dict(step.attributes)), settled=settled, acted=True)
     return Outcome.COMPLETE
 
 

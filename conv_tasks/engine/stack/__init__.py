@@ -12,8 +12,12 @@ imports conv_tasks.engine.node, features, read or upkeep.
 
 from conv_tasks.engine.stack.apply import Applied, ApplyRequest, ApplyResult
 from conv_tasks.engine.stack.changes import NewStackRequest, check_stack_name
-from conv_tasks.engine.stack.completion import Completion, complete_traversal
-from conv_tasks.engine.stack.control import StackControl, end_traversal
+from conv_tasks.engine.stack.completion import (
+    LOST_WRITES,
+    Completion,
+    complete_traversal,
+)
+from conv_tasks.engine.stack.control import StackControl, end_traversal, resume_traversal
 from conv_tasks.engine.stack.health import child_check_traversal
 from conv_tasks.engine.stack.launch import Started
 from conv_tasks.engine.stack.nesting import child_stack_name
@@ -22,6 +26,7 @@ from conv_tasks.engine.stack.results import Marked, OperationResult
 from conv_tasks.engine.stack.tenant import TenantStacks
 
 __all__ = [
+    "LOST_WRITES",
     "Applied",
     "ApplyRequest",
     "ApplyResult",
@@ -40,4 +45,5 @@ __all__ = [
     "complete_traversal",
     "end_traversal",
     "plan_change",
+    "resume_traversal",
 ]

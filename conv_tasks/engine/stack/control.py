@@ -10,14 +10,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from conv_tasks.db import EventRecord, StackRow
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.stack import changes
-from conv_tasks.engine.stack.completion import complete_traversal, failure_summary
+from conv_tasks.engine.stack.completion import (
+    complete_traversal,
+    failure_summary,
+    lost_writes_reason,
+)
 from conv_tasks.engine.stack.health import begin_check, begin_child_check
 from conv_tasks.engine.stack.launch import Started, begin, launch
 from conv_tasks.engine.stack.nesting import child_stack_name, nesting_of_child
@@ -25,6 +29,7 @@ from conv_tasks.engine.stack.planning import ChangeRequest
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.engine.stack.suspension import begin_child_walk, begin_walk
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, NotFound
+from conv_tasks.graph import NodeKey
 from conv_tasks.statuses import Action, OperationOutcome, Status
 
 log = logging.getLogger(__name__)
@@ -42,8 +47,17 @@ class StackControl:
         """The stack's own SyncPoint completed: finish the operation, and roll back a failed
         create or update unless the stack disables rollback."""
         done = complete_traversal(self.env, stack_id, traversal, inputs)
-        if done is not None and done.rollback is not None:
+        if done is not None and done.resume is not None:
+            self.resume_lost(stack_id, traversal, done.resume)
+        elif done is not None and done.rollback is not None:
             self._roll_back_failed(stack_id, traversal, done.action, done.rollback)
+
+    def resume_lost(self, stack_id: str, traversal: str, reason: str) -> None:
+        """PostgreSQL lost writes the SyncPoints of `traversal` count on: resume the stack's
+        operation from what the database holds, as the watchdog does after Redis lost the
+        SyncPoints (the new traversal's first event gives `reason`)."""
+        if self.restart(stack_id, traversal, reason) is not None:
+            log.warning("stack %s: %s", stack_id, reason)
 
     def _roll_back_failed(self, stack_id: str, traversal: str, action: str, reason: str) -> None:
         try:
@@ -220,3 +234,11 @@ class StackControl:
 def end_traversal(env: EngineEnv, stack_id: str, traversal: str, inputs: Mapping[str, Any]) -> None:
     """The environment's `end_traversal`: StackControl.end_traversal."""
     StackControl(env).end_traversal(stack_id, traversal, inputs)
+
+
+def resume_traversal(
+    env: EngineEnv, stack_id: str, traversal: str, lost: Sequence[NodeKey], where: str
+) -> None:
+    """The environment's `resume_traversal`: a node found that PostgreSQL lost what `lost`
+    wrote (`where`: how it knows); StackControl.resume_lost."""
+    StackControl(env).resume_lost(stack_id, traversal, lost_writes_reason(lost, where))

@@ -132,6 +132,25 @@ class Operations:
             )
         return bool(found)
 
+    def resumes_for(self, *, stack_id: str, traversal: str, reason_prefix: str) -> int:
+        self._work.statement("operations.resumes_for")
+        count = 0
+        for row in self._work.rows("stack_operation"):
+            if row["stack_id"] != stack_id or row["traversal"] != traversal:
+                continue
+            traversals = {*row["restarted_from"], row["traversal"]}
+            first = row["first_event_id"] or 0
+            count += sum(
+                1
+                for event in self._work.rows("event")
+                if event["stack_id"] == stack_id
+                and event["id"] >= first
+                and event["traversal"] in traversals
+                and event["resource_name"] is None
+                and event["reason"].startswith(reason_prefix)
+            )
+        return count
+
     def finish(
         self, *, stack_id: str, traversal: str, result: OperationOutcome, reason: str
     ) -> bool:

@@ -4,6 +4,7 @@ resource versions and events of a transaction, with the real ones' operations an
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from conv_tasks.db import EventRecord, EventRow, ResourceRow, TemplateRow, TraversalMark
@@ -11,7 +12,7 @@ from conv_tasks.db.resources import WRITABLE as RESOURCE_WRITABLE
 from conv_tasks.db.rows import freeze, resource_row
 from conv_tasks.db.validation import require_fields, require_id
 from conv_tasks.errors import Duplicate, NotFound
-from conv_tasks.graph import ExistingVersion
+from conv_tasks.graph import ExistingVersion, NodeKey, Phase
 
 from .schema import Row
 from .tables import Violation, Work, columns_of
@@ -147,6 +148,57 @@ class ResourceVersions:
             )
             for name in {*done, *heads}
         ]
+
+    def short_of_goal(
+        self,
+        stack_id: str,
+        nodes: Iterable[NodeKey],
+        *,
+        template_id: int | None,
+        started_at: datetime | None,
+    ) -> list[NodeKey]:
+        wanted = list(nodes)
+        if not wanted:
+            return []
+        rows = self._of("short_of_goal", stack_id)
+        kept = {node.name for node in wanted if node.phase == Phase.UPDATE}
+        heads: dict[str, Row] = {}
+        for row in rows:
+            held = heads.get(row["name"])
+            if row["replaced_by"] is None and (held is None or held["version"] < row["version"]):
+                heads[row["name"]] = row
+
+        def reached(node: NodeKey) -> bool:
+            head = heads.get(node.name)
+            if node.phase == Phase.CLEANUP:
+                return not any(
+                    row["name"] == node.name
+                    and (head is None or row["id"] != head["id"] or node.name not in kept)
+                    for row in rows
+                )
+            if head is None:
+                return node.phase in (Phase.SUSPEND, Phase.RESUME)
+            action, status = head["action"], head["status"]
+            if node.phase == Phase.UPDATE:
+                return (
+                    head["template_id"] == template_id
+                    and status == "COMPLETE"
+                    and action not in ("INIT", "DELETE")
+                )
+            if node.phase == Phase.CHECK:
+                return (
+                    action == "CHECK"
+                    and status == "COMPLETE"
+                    and head["action_started_at"] == started_at
+                )
+            idle = action in ("INIT", "DELETE") and status != "IN_PROGRESS"
+            if node.phase == Phase.SUSPEND:
+                return idle or (action == "SUSPEND" and status == "COMPLETE")
+            return idle or (action != "SUSPEND" and status == "COMPLETE")
+
+        return sorted(
+            (node for node in wanted if not reached(node)), key=lambda n: (n.name, n.phase)
+        )
 
     def head(self, stack_id: str, name: str) -> ResourceRow | None:
         heads = [
