@@ -1,0 +1,168 @@
+"""An HTTP proxy that makes a REST service busy: some requests get 429 with Retry-After, some
+503, the rest go through to the service untouched.
+
+Put it in front of the service a type acts on (its connection's `base_url` is the proxy's
+`url`), and turn its faults on for a block (`faulty()`, a TypeCase's `service_faults`).
+What it answers is drawn from a FaultPlan, seeded, in the order the requests come. A request
+it refuses never reaches the service: a 429 or a 503 from it means the service did nothing,
+as a real service's front door would. It runs in a thread of the test process
+(http.server), keeps every connection alive as HTTP/1.1 asks, and forwards each request on
+a connection of its own to the service.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from conv_tasks.testing.fault_plan import Fault, FaultPlan, Weather
+
+# Headers about one hop, not about the request: never forwarded either way.
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "te",
+        "trailers",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+    }
+)
+# How long the proxy waits for the service's answer.
+UPSTREAM_TIMEOUT = 30.0
+
+
+class HttpFaultProxy:
+    """A proxy on 127.0.0.1 (a free port) in front of the HTTP service at `upstream`."""
+
+    def __init__(self, upstream: str, plan: FaultPlan | None = None) -> None:
+        parts = urlsplit(upstream)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"HttpFaultProxy: upstream must be an http:// URL, not {upstream!r}")
+        self.upstream_host = parts.hostname
+        self.upstream_port = parts.port or 80
+        self.weather = Weather(plan or FaultPlan())
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        """The proxy's base URL (for a connection's base_url)."""
+        if self._server is None:
+            raise RuntimeError("HttpFaultProxy: start() it first")
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def start(self) -> HttpFaultProxy:
+        handler = type("Handler", (_Forwarder,), {"proxy": self})
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="http-fault-proxy", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    @contextlib.contextmanager
+    def faulty(self) -> Iterator[Weather]:
+        """Requests inside the block meet the plan's faults (outside it, none)."""
+        with self.weather.turned_on() as weather:
+            yield weather
+
+    def faults_dealt(self) -> int:
+        return self.weather.faults_dealt()
+
+
+class _Forwarder(BaseHTTPRequestHandler):
+    proxy: HttpFaultProxy
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        self._handle()
+
+    def do_HEAD(self) -> None:
+        self._handle()
+
+    def do_POST(self) -> None:
+        self._handle()
+
+    def do_PUT(self) -> None:
+        self._handle()
+
+    def do_PATCH(self) -> None:
+        self._handle()
+
+    def do_DELETE(self) -> None:
+        self._handle()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: a test's output is not the place for every request."""
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        fault = self.proxy.weather.draw()
+        if fault == Fault.THROTTLED:
+            after = self.proxy.weather.plan.retry_after
+            self._answer(429, "too many requests (the fault proxy's plan)", after)
+            return
+        if fault == Fault.UNAVAILABLE:
+            self._answer(503, "unavailable for a moment (the fault proxy's plan)")
+            return
+        self._forward(body)
+
+    def _answer(self, status: int, message: str, retry_after: float | None = None) -> None:
+        body = json.dumps({"message": message}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        if retry_after is not None:
+            # Whole seconds, as HTTP's Retry-After takes them, never 0 for a wait asked for.
+            self.send_header("Retry-After", str(max(1, round(retry_after)) if retry_after else 0))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _forward(self, body: bytes) -> None:
+        proxy = self.proxy
+        upstream = http.client.HTTPConnection(
+            proxy.upstream_host, proxy.upstream_port, timeout=UPSTREAM_TIMEOUT
+        )
+        try:
+            headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
+            if body or self.command in ("POST", "PUT", "PATCH"):
+                headers["Content-Length"] = str(len(body))
+            upstream.request(self.command, self.path, body=body or None, headers=headers)
+            answer = upstream.getresponse()
+            data = answer.read()
+        except OSError as exc:
+            self._answer(502, f"the fault proxy could not reach the service: {exc}")
+            return
+        finally:
+            upstream.close()
+        self.send_response(answer.status, answer.reason)
+        for key, value in answer.getheaders():
+            if key.lower() not in HOP_BY_HOP:
+                self.send_header(key, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
