@@ -15,7 +15,7 @@ The checks, in the order they run (those after a failed one they stand on are no
     worker killed mid-create    the workers resume it to exactly one object
     step budget                 every step measured returned within the type's step_budget
     secrets kept                no connection secret in a worker log, an event or a show
-    clean up                    (always) every stack the checks made is deleted
+    clean up                    (always; reported when it fails) every stack made is deleted
 
 Each stack a check makes has names of its own (TypeCase.unique). The kit's own calls of the
 type's observe and of preview are asked again while the service puts them off, within the
@@ -161,7 +161,7 @@ class Conformance:
                         _run(report, name, bodies[name], needs=needs, retrier=retrier)
         finally:
             made = [*([life.stack_id] if life.stack_id else []), *engine.stacks]
-            _run(report, CLEAN_UP, lambda: clean_up(self.cluster, case, engine, made))
+            _left_behind(report, lambda: clean_up(self.cluster, case, engine, made))
             engine.close()
         return report
 
@@ -224,6 +224,18 @@ def _run(
         if again:
             detail += f" (the service put off {again} of the kit's calls: asked again)"
         report.add(result(Verdict.PASSED, detail))
+
+
+def _left_behind(report: Report, body: Callable[[], str]) -> None:
+    """The clean-up, reported only when it failed: a report lists the checks asked for, and a
+    stack left behind is the one thing the clean-up has to say."""
+    scratch = Report(report.type_name)
+    _run(scratch, CLEAN_UP, body)
+    [result] = scratch.results
+    if result.verdict == Verdict.FAILED:
+        report.add(result)
+    else:
+        log.info("%s, %s: %s", report.type_name, CLEAN_UP, result.detail)
 
 
 def step_budget(engine: InProcessEngine, recorder: Recorder) -> str:
