@@ -37,7 +37,7 @@ from conv_tasks.engine import (
     run_step,
     version_context,
 )
-from conv_tasks.sdk import ActionContext, Observed, ResourceType
+from conv_tasks.sdk import ActionContext, Observed, ResourceType, Transient
 from conv_tasks.statuses import Action
 from conv_tasks.testing.case import UNDER_TEST, TypeCase
 from conv_tasks.testing.measured import Recorder, WorkerKilled, measured_type
@@ -98,11 +98,12 @@ class Start:
     put_off: int  # starts the service put off (Throttled, Transient) before that
     seconds: float  # how long the kit delivered
     last_error: str | None  # the last error a start raised, if one did
+    last_put_off: bool  # that error was Throttled or Transient
     ended: str  # the stack's state after the deliveries
 
     def why_not_begun(self, budget: RetryBudget) -> str:
         """Why the create never began, in a sentence that blames the right party."""
-        if self.put_off:
+        if self.put_off and self.last_put_off:
             return (
                 f"the service put off every start of the type's create ({self.put_off} "
                 f"start(s) over {self.seconds:.1f} s raised Throttled or Transient, the last "
@@ -266,6 +267,7 @@ class InProcessEngine:
             put_off=recorder.put_off_count(UNDER_TEST, "create") - put_off,
             seconds=time.monotonic() - began,
             last_error=None if raised is None else f"{type(raised).__name__}: {raised}",
+            last_put_off=isinstance(raised, Transient),
             ended=self.stack(stack_id).state,
         )
 

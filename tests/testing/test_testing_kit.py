@@ -271,6 +271,18 @@ def test_a_failed_create_leaves_the_checks_standing_on_it_not_run(
     assert report.verdict("delete twice") == Verdict.NOT_RUN
 
 
+def test_a_create_that_fails_at_its_start_has_nothing_to_kill_and_says_why(
+    conformance: Conformance,
+) -> None:
+    broken = TypeCase(type_name="OS::Heat::TestResource", properties={"fail": True})
+    report = conformance.run(broken, checks=["worker killed mid-create"])
+    assert failure(report, "worker killed mid-create") == (
+        "kill: the type's create failed at its start, before it began anything the kit could "
+        "interrupt or kill (ResourceFailure: Resource under_test failed to create because it "
+        "was asked to (TestResource fail/fail_on).); the stack ended CREATE_FAILED"
+    )
+
+
 def test_an_unknown_check_is_refused_by_name(conformance: Conformance) -> None:
     with pytest.raises(ValueError, match="no such conformance check: creat "):
         conformance.run(TypeCase(type_name="OS::Heat::None"), checks=["creat"])
