@@ -7,7 +7,8 @@ What it answers is drawn from a FaultPlan, seeded, in the order the requests com
 it refuses never reaches the service: a 429 or a 503 from it means the service did nothing,
 as a real service's front door would. It runs in a thread of the test process
 (http.server), keeps every connection alive as HTTP/1.1 asks, and forwards each request on
-a connection of its own to the service.
+a connection of its own to the service. A request's body is read by its Content-Length
+(which every client sends with a JSON body); a chunked one is not supported.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from urllib.parse import urlsplit
 
 from conv_tasks.testing.fault_plan import Fault, FaultPlan, Weather
 
-# Headers about one hop, not about the request: never forwarded either way.
+# Headers of one hop (and those the proxy sets itself: host, length): never copied across.
 HOP_BY_HOP = frozenset(
     {
         "connection",
