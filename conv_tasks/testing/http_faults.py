@@ -5,10 +5,12 @@ Put it in front of the service a type acts on (its connection's `base_url` is th
 `url`), and turn its faults on for a block (`faulty()`, a TypeCase's `service_faults`).
 What it answers is drawn from a FaultPlan, seeded, in the order the requests come. A request
 it refuses never reaches the service: a 429 or a 503 from it means the service did nothing,
-as a real service's front door would. It runs in a thread of the test process
-(http.server), keeps every connection alive as HTTP/1.1 asks, and forwards each request on
-a connection of its own to the service. A request's body is read by its Content-Length
-(which every client sends with a JSON body); a chunked one is not supported.
+as a real service's front door would. It runs in a process of its own (http.server, a
+thread per connection): never beside the type's client in the test process, which may hold
+the interpreter while it waits for an answer. It keeps every connection alive as HTTP/1.1
+asks, and forwards each request on a connection of its own to the service. A request's body
+is read by its Content-Length (which every client sends with a JSON body); a chunked one is
+not supported.
 """
 
 from __future__ import annotations
@@ -16,13 +18,13 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from multiprocessing.connection import Connection
 from typing import Any
 from urllib.parse import urlsplit
 
-from conv_tasks.testing.fault_plan import Fault, FaultPlan, Weather
+from conv_tasks.testing.fault_plan import SPAWN, Fault, FaultPlan, Weather
 
 # Headers of one hop (and those the proxy sets itself: host, length): never copied across.
 HOP_BY_HOP = frozenset(
@@ -53,34 +55,38 @@ class HttpFaultProxy:
         self.upstream_host = parts.hostname
         self.upstream_port = parts.port or 80
         self.weather = Weather(plan or FaultPlan())
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self.port = 0
+        self._process: Any = None
 
     @property
     def url(self) -> str:
         """The proxy's base URL (for a connection's base_url)."""
-        if self._server is None:
+        if self._process is None:
             raise RuntimeError("HttpFaultProxy: start() it first")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> HttpFaultProxy:
-        handler = type("Handler", (_Forwarder,), {"proxy": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="http-fault-proxy", daemon=True
+    def start(self, timeout: float = 30.0) -> HttpFaultProxy:
+        """Start its process; the proxy once it listens."""
+        ours, theirs = SPAWN.Pipe()
+        self._process = SPAWN.Process(
+            target=_serve,
+            args=(self.upstream_host, self.upstream_port, self.weather, theirs),
+            name="http-fault-proxy",
+            daemon=True,
         )
-        self._thread.start()
+        self._process.start()
+        theirs.close()
+        if not ours.poll(timeout):
+            self.stop()
+            raise RuntimeError("HttpFaultProxy did not start listening")
+        self.port = int(ours.recv())
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+        if self._process is not None:
+            self._process.terminate()
+            self._process.join(timeout=10)
+            self._process = None
 
     @contextlib.contextmanager
     def faulty(self) -> Iterator[Weather]:
@@ -92,8 +98,28 @@ class HttpFaultProxy:
         return self.weather.faults_dealt()
 
 
+def _serve(host: str, port: int, weather: Weather, ready: Connection) -> None:
+    """The proxy's process: listen, say on which port, and forward until terminated."""
+    upstream = _Upstream(host, port, weather)
+    handler = type("Handler", (_Forwarder,), {"proxy": upstream})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    ready.send(server.server_address[1])
+    ready.close()
+    server.serve_forever()
+
+
+class _Upstream:
+    """What the forwarder needs of the proxy, in the proxy's process."""
+
+    def __init__(self, host: str, port: int, weather: Weather) -> None:
+        self.upstream_host = host
+        self.upstream_port = port
+        self.weather = weather
+
+
 class _Forwarder(BaseHTTPRequestHandler):
-    proxy: HttpFaultProxy
+    proxy: _Upstream
     protocol_version = "HTTP/1.1"
 
     def do_GET(self) -> None:

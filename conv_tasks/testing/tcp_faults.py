@@ -8,17 +8,20 @@ FaultPlan, each new connection is drawn once (throttled: closed as it is accepte
 too busy to take it), and each chunk the client sends is drawn (unavailable: the connection
 is cut both ways before the chunk is passed on, so the server never sees that request).
 A type meets these as a connection refused or dropped, which it may surface as Transient.
-It runs an asyncio loop in a thread of the test process.
+It runs an asyncio loop in a process of its own: never beside the type's client in the test
+process, which may hold the interpreter while it waits for an answer (libpq's password
+encryption asks the server a question and waits, the interpreter held).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import threading
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
+from typing import Any
 
-from conv_tasks.testing.fault_plan import Fault, FaultPlan, Weather
+from conv_tasks.testing.fault_plan import SPAWN, Fault, FaultPlan, Weather
 
 CHUNK = 65536
 
@@ -30,41 +33,30 @@ class TcpFaultProxy:
         self.upstream = (host, port)
         self.weather = Weather(plan or FaultPlan())
         self.port = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._server: asyncio.Server | None = None
+        self._process: Any = None
 
-    def start(self) -> TcpFaultProxy:
-        ready = threading.Event()
-        self._loop = asyncio.new_event_loop()
-
-        def run() -> None:
-            assert self._loop is not None
-            asyncio.set_event_loop(self._loop)
-            self._server = self._loop.run_until_complete(
-                asyncio.start_server(self._connected, "127.0.0.1", 0)
-            )
-            self.port = int(self._server.sockets[0].getsockname()[1])
-            ready.set()
-            self._loop.run_forever()
-
-        self._thread = threading.Thread(target=run, name="tcp-fault-proxy", daemon=True)
-        self._thread.start()
-        if not ready.wait(timeout=10):
+    def start(self, timeout: float = 30.0) -> TcpFaultProxy:
+        """Start its process; the proxy once it listens."""
+        ours, theirs = SPAWN.Pipe()
+        self._process = SPAWN.Process(
+            target=_serve,
+            args=(self.upstream, self.weather, theirs),
+            name="tcp-fault-proxy",
+            daemon=True,
+        )
+        self._process.start()
+        theirs.close()
+        if not ours.poll(timeout):
+            self.stop()
             raise RuntimeError("TcpFaultProxy did not start listening")
+        self.port = int(ours.recv())
         return self
 
     def stop(self) -> None:
-        loop, server = self._loop, self._server
-        if loop is None:
-            return
-        if server is not None:
-            loop.call_soon_threadsafe(server.close)
-        loop.call_soon_threadsafe(loop.stop)
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        loop.close()
-        self._loop = self._server = self._thread = None
+        if self._process is not None:
+            self._process.terminate()
+            self._process.join(timeout=10)
+            self._process = None
 
     @contextlib.contextmanager
     def faulty(self) -> Iterator[Weather]:
@@ -74,6 +66,26 @@ class TcpFaultProxy:
 
     def faults_dealt(self) -> int:
         return self.weather.faults_dealt()
+
+
+def _serve(upstream: tuple[str, int], weather: Weather, ready: Connection) -> None:
+    """The proxy's process: listen, say on which port, and carry bytes until terminated."""
+    asyncio.run(_Carrier(upstream, weather).serve(ready))
+
+
+class _Carrier:
+    """The proxy's work, in its process: each connection carried, or refused, or cut."""
+
+    def __init__(self, upstream: tuple[str, int], weather: Weather) -> None:
+        self.upstream = upstream
+        self.weather = weather
+
+    async def serve(self, ready: Connection) -> None:
+        server = await asyncio.start_server(self._connected, "127.0.0.1", 0)
+        ready.send(int(server.sockets[0].getsockname()[1]))
+        ready.close()
+        async with server:
+            await server.serve_forever()
 
     async def _connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if self.weather.draw() == Fault.THROTTLED:

@@ -5,6 +5,7 @@ everything through untouched while their faults are off."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,3 +134,32 @@ def test_an_unavailable_chunk_cuts_the_connection_before_the_server_sees_it(
         client.close()
     finally:
         proxy.stop()
+
+
+HOLDS_THE_INTERPRETER = """
+import subprocess
+import sys
+import psycopg
+from sqlalchemy.engine import make_url
+from conv_tasks.testing import FaultPlan, TcpFaultProxy, TestServices
+
+server = make_url(TestServices.from_env().database_url)
+proxy = TcpFaultProxy(server.port or 5432, FaultPlan(), host=server.host or "127.0.0.1").start()
+with psycopg.connect(host="127.0.0.1", port=proxy.port, user=server.username or "postgres",
+                     dbname="postgres", autocommit=True) as conn:
+    # libpq asks the server which algorithm to use and waits for it, the interpreter held.
+    print(conn.pgconn.encrypt_password(b"a-password", b"a-role", None)[:14].decode())
+proxy.stop()
+"""
+
+
+def test_a_client_that_holds_the_interpreter_while_it_waits_is_still_answered() -> None:
+    # A proxy in a thread of the client's process would wait for the interpreter forever.
+    done = subprocess.run(
+        [sys.executable, "-c", HOLDS_THE_INTERPRETER],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(("SCRAM-SHA-256$", "md5")), done.stdout
