@@ -17,11 +17,20 @@ from collections.abc import Mapping, Sequence
 
 from conv_tasks.errors import ConvTasksError
 
-# extra -> the top-level modules its distributions provide (what the part imports).
+# extra -> the top-level modules that only it installs: one of them missing means the extra is
+# (anyio and MarkupSafe, which the edge imports too, come with the core's httpx and alembic).
 EXTRA_MODULES: Mapping[str, tuple[str, ...]] = {
-    "edge": ("starlette", "uvicorn", "jinja2", "markupsafe", "anyio"),
+    "edge": ("starlette", "uvicorn", "jinja2"),
     "keystone": ("keystonemiddleware",),
     "kit": ("pytest",),
+}
+
+# The parts of the package that need an extra (a package, or one module), and which: all the
+# rest is the core, which must never import them at module level.
+EXTRA_PARTS: Mapping[str, str] = {
+    "conv_tasks.api": "edge",
+    "conv_tasks.ui": "edge",
+    "conv_tasks.testing.plugin": "kit",
 }
 
 
