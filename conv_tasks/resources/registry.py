@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from conv_tasks.template import Template
 
 ENTRY_POINT_GROUP = "conv_tasks.resource_types"
+"""The entry point group of resource types: name = the type's name, object = its class."""
 
 
 class EntryPointLike(Protocol):
