@@ -100,22 +100,27 @@ class Constraint:
 
     @classmethod
     def allowed_values(cls, *values: Any, description: str = "") -> Constraint:
+        """The value must be one of `values`. `description`, when given, is what a value
+        that breaks it is told instead of the constraint's own sentence."""
         return cls(ALLOWED_VALUES, tuple(values), description)
 
     @classmethod
     def range(
         cls, min: float | None = None, max: float | None = None, *, description: str = ""
     ) -> Constraint:
+        """A number between `min` and `max`, both included (either may be None: no bound)."""
         return cls(RANGE, (min, max), description)
 
     @classmethod
     def length(
         cls, min: int | None = None, max: int | None = None, *, description: str = ""
     ) -> Constraint:
+        """A string, list or map with `min` to `max` characters or items, both included."""
         return cls(LENGTH, (min, max), description)
 
     @classmethod
     def allowed_pattern(cls, pattern: str, *, description: str = "") -> Constraint:
+        """A string that `pattern`, a regular expression (Python's `re`), matches whole."""
         return cls(ALLOWED_PATTERN, pattern, description)
 
     def violation(self, value: Any) -> str | None:

@@ -17,20 +17,26 @@ import yaml
 if TYPE_CHECKING:
     from conv_tasks.client import Client
 
-# The name of the resource under test in every stack the kit makes.
 UNDER_TEST = "under_test"
+"""The name of the resource under test in every stack the kit makes."""
 
 
 @dataclass(frozen=True)
 class CheckedStack:
     """A stack the kit is checking a type on, as the case's hooks see it."""
 
-    client: Client  # the tenant's client of the cluster (send signals with it)
+    client: Client
+    """The tenant's client of the cluster (send signals with it)."""
     stack_id: str
+    """The stack's id (every idempotency token of its resources starts with it)."""
     tenant: str
-    action: str  # the action the kit waits for: CREATE, UPDATE or DELETE
-    database_url: str  # the cluster's database
+    """The case's tenant."""
+    action: str
+    """The action the kit waits for: CREATE, UPDATE or DELETE."""
+    database_url: str
+    """The cluster's database."""
     resource: str = UNDER_TEST
+    """The name of the resource under test."""
 
 
 @dataclass(frozen=True)
