@@ -483,11 +483,11 @@ class ResourceType:
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         """Every attribute's current value; by default what the plugin kept under its name
-        (`ctx.data[name]`, None when it kept nothing there). Called when an action other than
-        a delete finishes (with its last step's context), if the stack's template reads any
-        of the resource's attributes, and for an unchanged resource whose template reads one
-        it has not stored. The values read are stored and handed on: they are not asked for
-        again until then."""
+        (`ctx.data[name]`, None when it kept nothing there). Called when a create or an update
+        finishes (with its last step's context), if the stack's template reads any of the
+        resource's attributes, and for an unchanged resource whose template reads one it has
+        not stored. The values read are stored and handed on: they are not asked for again
+        until then."""
         return {name: ctx.data.get(name) for name in self.attributes_schema}
 
     def picked_attributes(
@@ -499,5 +499,5 @@ class ResourceType:
 
     def reference(self, ctx: ActionContext) -> str | None:
         """What `get_resource` gives for the resource: by default its physical id. Called
-        when an action other than a delete finishes, and stored."""
+        when a create or an update finishes, and stored."""
         return ctx.physical_id
