@@ -21,7 +21,7 @@ import re
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,20 +89,20 @@ def imports_of(path: Path) -> Iterator[Import]:
     """Every absolute import in the file, but those under `if TYPE_CHECKING:`."""
     module = module_name(path)
 
-    def walk(node: ast.AST, lazy: bool) -> Iterator[Import]:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
-                yield from (imp for orelse in child.orelse for imp in walk(orelse, lazy))
+    def walk(nodes: Iterable[ast.AST], lazy: bool) -> Iterator[Import]:
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                yield from walk(node.orelse, lazy)
                 continue
-            if isinstance(child, ast.Import):
-                for alias in child.names:
-                    yield Import(module, alias.name, lazy, child.lineno)
-            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
-                yield Import(module, child.module, lazy, child.lineno)
-            inner = lazy or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-            yield from walk(child, inner)
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    yield Import(module, alias.name, lazy, node.lineno)
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                yield Import(module, node.module, lazy, node.lineno)
+            inner = lazy or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+            yield from walk(ast.iter_child_nodes(node), inner)
 
-    yield from walk(ast.parse(path.read_text(), str(path)), False)
+    yield from walk(ast.parse(path.read_text(), str(path)).body, False)
 
 
 @functools.cache
@@ -140,6 +140,8 @@ def test_the_import_scan_finds_what_the_package_is_known_to_import() -> None:
     assert ("conv_tasks.api.auth", "keystonemiddleware", True) in found
     assert ("conv_tasks.testing.plugin", "pytest", False) in found
     assert ("conv_tasks.cli.commands.api", "conv_tasks.api", True) in found
+    # Under `if TYPE_CHECKING:` an import is for the type checker: never made at run time.
+    assert ("conv_tasks.testing", "conv_tasks.testing.cluster", False) not in found
 
 
 def test_every_module_level_import_is_declared_by_the_core_or_its_parts_extra() -> None:
