@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import click
 
+from conv_tasks import DISTRIBUTION
 from conv_tasks.agent.command import agent
 from conv_tasks.cli import commands
 from conv_tasks.cli.context import Context
@@ -38,6 +39,10 @@ from conv_tasks.cli.failures import EXIT_CODES, run
     help="Tenant whose stacks to act on.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of tables.")
+# The installed package's version, from its metadata (pyproject.toml writes it once).
+@click.version_option(
+    package_name=DISTRIBUTION, prog_name="conv-tasks", message="%(prog)s %(version)s"
+)
 @click.option(
     "--timeout",
     default=60.0,

@@ -26,6 +26,7 @@ from conv_tasks.engine.features import (
     signal_resource,
 )
 from conv_tasks.engine.node import (
+    BACKOFF_LAST,
     Outcome,
     StepResult,
     observing_context,
@@ -66,6 +67,7 @@ from conv_tasks.engine.upkeep import (
 )
 
 __all__ = [
+    "BACKOFF_LAST",
     "ApplyRequest",
     "ChangeRequest",
     "Dispatcher",

@@ -29,24 +29,36 @@ from conv_tasks.waitconditions.store import WaitHandleStore
 # type name -> its class, or None for a type that does not exist.
 TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
-# The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
-# number grows with additions, the major one with changes a type must follow.
 SDK_VERSION = "1.1"  # 1.1: suspend and resume actions; Observed.data (adopting, external_id)
-# The kinds of connection a type may act through (conv_tasks.connections.specs.KINDS).
+"""The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
+number grows with additions, the major one with changes a type must follow. A type names the
+versions it is written for in `ResourceType.sdk_versions`."""
 CONNECTION_KINDS = ("postgresql", "http", "celery")
+"""The kinds of connection a type may act through (`ResourceType.connection_kind`;
+conv_tasks.connections.specs.KINDS)."""
 
-# How long an action may take when its stack sets no timeout (Heat's default stack timeout).
 DEFAULT_ACTION_TIMEOUT = 3600.0
-# How long one step (a start or a poll) may take before the engine logs it as too slow: a
-# step must return, and ask to be polled, rather than wait for the service.
+"""Seconds an action may take when its stack sets no timeout (Heat's default stack timeout);
+a type may say otherwise in `ResourceType.action_timeout`."""
 DEFAULT_STEP_BUDGET = 5.0
+"""Seconds one step (a start or a poll) may take before the engine logs it as too slow, and
+the conformance kit fails it: a step must return, and ask to be polled, rather than wait for
+the service. A type may say otherwise in `ResourceType.step_budget`."""
 
+# The actions, as `ActionContext.action` names them.
 CREATE = "CREATE"
+"""A create's steps, and `observe` when a resource adopts an object (`external_id`). A
+replacement is the create of a new version."""
 UPDATE = "UPDATE"
+"""An update in place's steps."""
 DELETE = "DELETE"
+"""A delete's steps."""
 CHECK = "CHECK"
+"""A stack check's `check`, and `observe` in a preview."""
 SUSPEND = "SUSPEND"
+"""A stack suspend's steps (SDK 1.1)."""
 RESUME = "RESUME"
+"""A stack resume's steps (SDK 1.1)."""
 
 # Fixed so that the id made from a token is the same on every host and every retry.
 _TOKEN_NAMESPACE = uuid.UUID("5b0e1f3c-7d4a-4c55-9a3e-2f6b8d1c0a17")
@@ -76,47 +88,79 @@ class Sandbox(Protocol):
 
 @dataclass(frozen=True)
 class ActionContext:
-    """Everything one step of one action on one resource may use."""
+    """Everything one step of one action on one resource may use.
+
+    The engine makes a new one for every step, from what it recorded: nothing a step sets on
+    it is kept (it is frozen). What a step wants kept goes back in `Progress.data` and
+    `Progress.physical_id`. The fields after `sandbox` serve the built-in types; a type of
+    your own reads `connection` (through `client()`) and, if it needs them, `deadline`,
+    `tenant` and `update_policy`.
+    """
 
     stack_id: str
+    """The id of the resource's stack. Every idempotency token starts with it."""
     resource_name: str
+    """The resource's name in its stack's template: name the object after it in messages."""
     action: str
+    """The action this step belongs to: `CREATE`, `UPDATE`, `DELETE`, `CHECK`, `SUSPEND` or
+    `RESUME` (the SDK's constants of those names)."""
     idempotency_token: str
+    """The same on every step and every retry of this action on this version of the resource,
+    whichever worker runs it; another for every other action or version (a replacement's
+    create, an update in place and each delete get their own). The same token must never make
+    two things. Opaque, but for its start: the stack's id."""
     properties: Mapping[str, Any]
+    """The properties the action converges to: every property of the schema, checked and
+    coerced to its type, its default filled in, None where it has neither a value nor a
+    default. A delete, a check and `observe` get the version's own (as last converged)."""
     old_properties: Mapping[str, Any] | None
+    """On the steps of an update in place, the properties the resource had before (compare
+    them with `properties` to know what to change; they may be equal: a change of metadata
+    alone, or an update tried again after it failed). None on every other action."""
     physical_id: str | None
+    """The id of the real object, as a step returned it in `Progress.physical_id`. None on a
+    create's first step; an update in place keeps the previous version's; a replacement's
+    create starts from None. (A resource that adopts an object never calls `create`: its
+    `observe` gets the external id here.)"""
     data: Mapping[str, Any]
+    """The plugin data kept so far: every `Progress.data` the version's steps returned,
+    merged key by key (an update in place starts from the previous version's; a replacement
+    from nothing). The engine may keep keys of its own in it, named `__conv_tasks_*__`."""
     started_at: float
+    """When the action's first step ran (epoch seconds); the same on every step of it."""
     now: float
+    """Now (epoch seconds), by the database's clock in a node: compare it with `started_at`
+    and `deadline`, not with this host's clock."""
     sandbox: Sandbox
-    # Where software configs and deployments are kept (None where nothing provides one).
+    """The test cloud OS::Heat::TestResource and its kin act on."""
     deployments: DeploymentStore | None = None
-    # The child stacks of nested-stack resources (None where nothing provides them).
+    """Where software configs and deployments are kept (None where nothing provides one)."""
     children: ChildStacks | None = None
-    # When the action must have finished (epoch seconds), if known: a child stack gets
-    # what is left of it as its timeout.
+    """The child stacks of nested-stack resources (None where nothing provides them)."""
     deadline: float | None = None
-    # The resource's update_policy as resolved (types with an update_policy_schema), on the
-    # first step of a create or update; empty otherwise.
+    """When the action must have finished (epoch seconds), if known: past it the engine calls
+    `interrupt` and fails the action. A child stack gets what is left of it as its timeout."""
     update_policy: Mapping[str, Any] = field(default_factory=dict)
-    # Every get_attr [resource, attribute, *path] of this resource in its stack's template, as
-    # (attribute, literal path items), on the first step of a create or update: a group reads
-    # only the member attributes these need.
+    """The resource's update_policy as resolved (types with an update_policy_schema), on the
+    first step of a create or update; empty otherwise."""
     attribute_references: tuple[tuple[str, tuple[Any, ...]], ...] = ()
-    # Where wait condition handles keep their signals (None where nothing provides one).
+    """Every get_attr [resource, attribute, *path] of this resource in its stack's template, as
+    (attribute, literal path items), on the first step of a create or update: a group reads
+    only the member attributes these need."""
     wait_handles: WaitHandleStore | None = None
-    # The resource's own definition as a child stack reads it through resource_facade
-    # (resolved metadata, deletion_policy, update_policy): given on the first step of a
-    # create or update, None on polls and deletes.
+    """Where wait condition handles keep their signals (None where nothing provides one)."""
     facade: Mapping[str, Any] | None = None
-    # The tenant whose stack this is.
+    """The resource's own definition as a child stack reads it through resource_facade
+    (resolved metadata, deletion_policy, update_policy): given on the first step of a create
+    or update, None on polls and deletes."""
     tenant: str | None = None
-    # The HTTP edge's base URL as servers reach it (CONV_TASKS_API_PUBLIC_URL), for types that
-    # give servers a URL to call back (a wait condition handle); None where none is set.
+    """The tenant whose stack this is."""
     edge_url: str | None = None
-    # The connection the resource names in its `connection` property, for a type that needs
-    # one (ResourceType.connection_kind): `ctx.connection.client` is its ready client.
+    """The HTTP edge's base URL as servers reach it (CONV_TASKS_API_PUBLIC_URL), for types
+    that give servers a URL to call back (a wait condition handle); None where none is set."""
     connection: Connected | None = None
+    """The connection the resource names in its `connection` property, for a type that needs
+    one (`ResourceType.connection_kind`); `client()` is its ready client."""
 
     def client(self) -> Any:
         """The ready client of the resource's connection; Fatal if it names none."""
@@ -160,10 +204,15 @@ class Observed:
     it can read back (those it cannot, a password say, are left out)."""
 
     exists: bool
+    """False only when the service said the object is not there: a stack check then fails
+    the resource, and an adoption fails. A service that did not answer is not an answer:
+    raise `Throttled` or `Transient` instead."""
     properties: Mapping[str, Any] = field(default_factory=dict)
-    # What the type keeps of the object as its create would have (Progress.data), for a
-    # resource that adopts it (external_id): its attributes are read from it. SDK 1.1.
+    """The properties read back, by name: each is compared with the stored value of the same
+    name; a property left out is not compared."""
     data: Mapping[str, Any] = field(default_factory=dict)
+    """What the type keeps of the object as its create would have (`Progress.data`), for a
+    resource that adopts it (external_id): its attributes are read from it. SDK 1.1."""
 
     def differences(self, wanted: Mapping[str, Any]) -> list[str]:
         """The properties read back whose real value is not the wanted one, by name."""
@@ -192,32 +241,53 @@ def engine_service(ctx: ActionContext, service: S | None, what: str) -> S:
 
 @dataclass(frozen=True)
 class Progress:
-    """Where an action stands after one step."""
+    """Where an action stands after one step. The engine records it with the resource before
+    it does anything else: a step that is not done is polled after `poll_after` seconds, by
+    whichever worker takes the node then."""
 
     done: bool
+    """True when the action is finished; False to be polled (`check_create` and its kin)."""
     physical_id: str | None = None
+    """The id of the real object, recorded with the step whether it is done or not: return it
+    as soon as the service gives it, so that a failure or an interruption after that leaves
+    it known (a later delete gets it). None keeps the id recorded before: a step cannot
+    clear it."""
     data: Mapping[str, Any] = field(default_factory=dict)
+    """What to keep with the resource (JSON values), merged over what earlier steps kept, key
+    by key: a key is never removed, only given a new value (None, say). It comes back as
+    `ActionContext.data`, and `attributes()` reads it by default."""
     poll_after: float = 1.0
+    """Seconds until the next poll, when not done (at least 0.05)."""
 
 
 class ResourceType:
-    """Base of every resource type. Defaults describe a thing with no real-world side."""
+    """Base of every resource type. Defaults describe a thing with no real-world side.
+
+    A subclass sets `type_name` and its schemas and overrides the actions it needs. Its
+    instances are stateless: the engine makes one whenever it needs one, and everything a
+    step may use arrives in its ActionContext.
+    """
 
     type_name: ClassVar[str]
+    """The name templates use (`Example::PostgreSQL::Schema`); the entry point's name too."""
     support_status: ClassVar[SupportStatus] = SupportStatus()
+    """Whether the type may be used (SUPPORTED, DEPRECATED, HIDDEN, UNSUPPORTED)."""
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {}
+    """The properties a resource of the type takes, by name; every other name is refused.
+    None: any properties, unchecked (and a change of them never replaces the resource)."""
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {}
-    # True if attributes() may give names beyond attributes_schema (they depend on the
-    # properties): `template validate` then does not check get_attr against the schema.
+    """The attributes get_attr may read, by name (`attributes()` gives their values)."""
     dynamic_attributes: ClassVar[bool] = False
-    # True for a type whose resources own a child stack (a nested stack, a provider
-    # template, a group): the child inherits the stack's files, parameter_defaults and
-    # resource_registry, so a change of those alone converges the resource, and the child
-    # updates as Heat always updates nested stacks (a provider template's new text in files).
+    """True if attributes() may give names beyond attributes_schema (they depend on the
+    properties): `template validate` then does not check get_attr against the schema."""
     owns_child_stack: ClassVar[bool] = False
-    # The schema of the resource's update_policy section; None: the type has none, and a
-    # template that gives one is refused.
+    """True for a type whose resources own a child stack (a nested stack, a provider
+    template, a group): the child inherits the stack's files, parameter_defaults and
+    resource_registry, so a change of those alone converges the resource, and the child
+    updates as Heat always updates nested stacks (a provider template's new text in files)."""
     update_policy_schema: ClassVar[Mapping[str, PropertySchema] | None] = None
+    """The schema of the resource's update_policy section; None: the type has none, and a
+    template that gives one is refused."""
 
     @classmethod
     def references_in_definition(cls, references: Sequence[tuple[str, Sequence[Any]]]) -> Any:
@@ -254,33 +324,34 @@ class ResourceType:
         validated if none of its values is a function. None by default."""
         return []
 
-    # The kind of connection the type acts through (conv_tasks.connections: "postgresql",
-    # "http", "celery"); a resource names one in its `connection` property, checked when its
-    # template is loaded. None: the type needs none.
     connection_kind: ClassVar[str | None] = None
+    """The kind of connection the type acts through (conv_tasks.connections: "postgresql",
+    "http", "celery"); a resource names one in its `connection` property, checked when its
+    template is loaded. None: the type needs none."""
 
-    # The SDK versions the type is written for, as a version specifier (">=1.0,<2"): the
-    # registry refuses the type under an SDK outside it. None: any.
     sdk_versions: ClassVar[str | None] = None
-    # Seconds one step may take (DEFAULT_STEP_BUDGET): a slower step is logged, and fails the
-    # conformance kit.
+    """The SDK versions the type is written for, as a version specifier (">=1.0,<2"): the
+    registry refuses the type under an SDK outside it. None: any."""
     step_budget: ClassVar[float] = DEFAULT_STEP_BUDGET
+    """Seconds one step may take (DEFAULT_STEP_BUDGET): a slower step is logged, and fails the
+    conformance kit. The engine does not stop a slow step: it is this bound a type keeps."""
 
-    # Attributes whose values are credentials: whatever reads one is masked like a value
-    # derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs).
     secret_attributes: ClassVar[frozenset[str]] = frozenset()
-    # Properties whose values are credentials (a role's password): never shown. `resource show`
-    # and `stack preview` mask them by name; a value written in the template or given by a
-    # parameter is masked wherever else it appears, like a hidden parameter's; and the value
-    # the action received is masked in what its failure says.
+    """Attributes whose values are credentials: whatever reads one is masked like a value
+    derived from a hidden parameter (StackDefinition.hidden_resources, hidden_outputs)."""
     secret_properties: ClassVar[frozenset[str]] = frozenset()
-    # True if every attribute name resolves, to None when the plugin has no value for it
-    # (Heat's OS::Heat::None: a disabled resource can stand in for any other).
+    """Properties whose values are credentials (a role's password), by name (names of the
+    schema's): never shown. `resource show` and `stack preview` mask them by name; a value
+    written in the template or given by a parameter is masked wherever else it appears, like
+    a hidden parameter's; and the value the action received is masked in what its failure
+    says. What the type itself keeps or logs is its own to keep secret."""
     any_attribute: ClassVar[bool] = False
-    # Why the type does not adopt an existing object (a resource's external_id) although it
-    # can observe, as a sentence: a template that gives it external_id is refused with it.
-    # None (the default): a type with `observe` adopts. SDK 1.1.
+    """True if every attribute name resolves, to None when the plugin has no value for it
+    (Heat's OS::Heat::None: a disabled resource can stand in for any other)."""
     not_adoptable: ClassVar[str | None] = None
+    """Why the type does not adopt an existing object (a resource's external_id) although it
+    can observe, as a sentence: a template that gives it external_id is refused with it.
+    None (the default): a type with `observe` adopts. SDK 1.1."""
 
     @classmethod
     def needs_connection(cls) -> bool:
@@ -292,6 +363,8 @@ class ResourceType:
         return prop is None or prop.required
 
     def translation_rules(self) -> Sequence[TranslationRule]:
+        """Rules that rewrite old spellings of properties before they are checked (seed 004:
+        ADD, REPLACE, DELETE, RESOLVE); none by default."""
         return ()
 
     def action_timeout(self, properties: Mapping[str, Any]) -> float:
@@ -313,7 +386,11 @@ class ResourceType:
         return substitute is not None and issubclass(other, substitute)
 
     def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-        """True if any changed property cannot be updated in place."""
+        """True if any changed property cannot be updated in place: one whose schema is not
+        `update_allowed` (the default of PropertySchema), or is `immutable`. The engine asks
+        it with the checked properties, defaults filled, of the resource as it stands and as
+        the template wants it, and `stack preview` asks it the same; override it for a rule
+        the schema cannot say (a value that may grow but not shrink)."""
         schema = self.properties_schema
         if schema is None:
             return False
@@ -326,21 +403,33 @@ class ResourceType:
         return False
 
     def create(self, ctx: ActionContext) -> Progress:
+        """Start making the object (the first step of a create, and of a replacement): once
+        per attempt, but possibly again with the same token after a worker died. The default
+        makes nothing: done at once, with a physical id made from the token."""
         return Progress(done=True, physical_id=token_physical_id(ctx.idempotency_token))
 
     def check_create(self, ctx: ActionContext) -> Progress:
+        """Poll the create `create` started and left not done; the default: done."""
         return Progress(done=True)
 
     def update(self, ctx: ActionContext) -> Progress:
+        """Start bringing the object `ctx.physical_id` names from `ctx.old_properties` to
+        `ctx.properties` in place (only when `needs_replacement` said no). The default: done,
+        nothing to change."""
         return Progress(done=True)
 
     def check_update(self, ctx: ActionContext) -> Progress:
+        """Poll the update `update` started and left not done; the default: done."""
         return Progress(done=True)
 
     def delete(self, ctx: ActionContext) -> Progress:
+        """Start removing the object `ctx.physical_id` names (a stack delete, a resource
+        removed from the template, the old version after a replacement). Raising NotFound,
+        or returning done, for an object already gone completes it. The default: done."""
         return Progress(done=True)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
+        """Poll the delete `delete` started and left not done; the default: done."""
         return Progress(done=True)
 
     # Suspend and resume (a stack suspend walks its resources dependants first, a resume
@@ -360,14 +449,19 @@ class ResourceType:
         return Progress(done=True)
 
     def observe(self, ctx: ActionContext) -> Observed | None:
-        """Read the real object: whether it exists and the properties it can read back. None
-        (the default): the type cannot observe. `stack check`, `stack preview` and the
-        conformance kit use it."""
+        """Read the real object `ctx.physical_id` names: whether it exists and the properties
+        it can read back. None (the default): the type cannot observe. `stack check` (through
+        the default `check`), `stack preview`, adopting an external_id and the conformance kit
+        use it. It changes nothing; when the service does not answer it raises `Throttled` or
+        `Transient`, never `Observed(exists=False)`."""
         return None
 
     def check(self, ctx: ActionContext) -> Progress:
-        """Whether the resource is healthy: by default, what `observe` finds (a missing object,
-        or one whose observable properties differ from the template's, fails the check)."""
+        """Whether the resource is healthy (a stack check): by default, what `observe` finds
+        (a missing object, or one whose observable properties differ from the template's,
+        fails the check; a type that cannot observe passes). A check that fails, by any
+        error but Throttled and Transient (those are asked again later), marks the resource
+        unhealthy: the next update replaces it, even with the same properties."""
         observed = self.observe(ctx)
         if observed is None:
             return Progress(done=True)
@@ -388,7 +482,12 @@ class ResourceType:
         return Progress(done=True)
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
-        """Every attribute's current value; by default what the plugin kept under its name."""
+        """Every attribute's current value; by default what the plugin kept under its name
+        (`ctx.data[name]`, None when it kept nothing there). Called when a create or an update
+        finishes (with its last step's context), if the stack's template reads any of the
+        resource's attributes, and for an unchanged resource whose template reads one it has
+        not stored. The values read are stored and handed on: they are not asked for again
+        until then."""
         return {name: ctx.data.get(name) for name in self.attributes_schema}
 
     def picked_attributes(
@@ -399,4 +498,6 @@ class ResourceType:
         return {k: values.get(k) for k in wanted if k in values or self.any_attribute}
 
     def reference(self, ctx: ActionContext) -> str | None:
+        """What `get_resource` gives for the resource: by default its physical id. Called
+        when a create or an update finishes, and stored."""
         return ctx.physical_id

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 from collections.abc import Iterable, Mapping
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from conv_tasks.template import Template
 
 ENTRY_POINT_GROUP = "conv_tasks.resource_types"
+"""The entry point group of resource types: name = the type's name, object = its class."""
 
 
 class EntryPointLike(Protocol):
@@ -331,5 +333,7 @@ def _dotted(cls: type) -> str:
 
 
 def _summary(cls: type) -> str:
-    doc = (cls.__doc__ or "").strip()
-    return doc.split("\n\n", 1)[0].replace("\n", " ").strip()
+    """The first paragraph of the class's docstring, on one line: its line breaks and the
+    indentation of its continued lines become single spaces."""
+    doc = inspect.cleandoc(cls.__doc__ or "")
+    return " ".join(doc.split("\n\n", 1)[0].split())

@@ -19,13 +19,23 @@ from typing import Any
 from conv_tasks.errors import InvalidInput, Problem
 from conv_tasks.resources.support import SupportStatus
 
+# The types of properties and attributes. A template's YAML often gives a scalar as a string:
+# the scalar types accept its obvious string forms (conv_tasks.resources.coerce), and a step
+# sees the converted value.
 STRING = "string"
+"""A string; a number or a boolean given for it becomes its text ("3", "true")."""
 INTEGER = "integer"
+"""A whole number; a string of one ("3") and a float with no fraction (3.0) are taken."""
 NUMBER = "number"
+"""An int or a float, finite; a string of one ("2.5") is taken."""
 BOOLEAN = "boolean"
+"""True or false; the strings "true" and "false" (any case) are taken."""
 LIST = "list"
+"""A list (`PropertySchema.schema` may give its items' schema)."""
 MAP = "map"
+"""A mapping (`PropertySchema.schema` may give its sub-properties)."""
 ANY = "any"
+"""Any value, unchecked and unconverted."""
 TYPES = (STRING, INTEGER, NUMBER, BOOLEAN, LIST, MAP, ANY)
 
 ALLOWED_VALUES = "allowed_values"
@@ -90,22 +100,27 @@ class Constraint:
 
     @classmethod
     def allowed_values(cls, *values: Any, description: str = "") -> Constraint:
+        """The value must be one of `values`. `description`, when given, is what a value
+        that breaks it is told instead of the constraint's own sentence."""
         return cls(ALLOWED_VALUES, tuple(values), description)
 
     @classmethod
     def range(
         cls, min: float | None = None, max: float | None = None, *, description: str = ""
     ) -> Constraint:
+        """A number between `min` and `max`, both included (either may be None: no bound)."""
         return cls(RANGE, (min, max), description)
 
     @classmethod
     def length(
         cls, min: int | None = None, max: int | None = None, *, description: str = ""
     ) -> Constraint:
+        """A string, list or map with `min` to `max` characters or items, both included."""
         return cls(LENGTH, (min, max), description)
 
     @classmethod
     def allowed_pattern(cls, pattern: str, *, description: str = "") -> Constraint:
+        """A string that `pattern`, a regular expression (Python's `re`), matches whole."""
         return cls(ALLOWED_PATTERN, pattern, description)
 
     def violation(self, value: Any) -> str | None:
@@ -159,24 +174,36 @@ def _bounds_problem(measured: float, bounds: tuple[Any, Any], lead: str, got: ob
 
 @dataclass(frozen=True)
 class PropertySchema:
-    """What one property accepts.
+    """What one property accepts, and whether a change of it is made in place.
 
-    schema: for MAP, the sub-properties (a mapping of name to schema); for
-    LIST, the schema of every item (a mapping is shorthand for items that
-    are maps with those sub-properties).
-    immutable: the value can never change in place; a change replaces the
-    resource, like a property that is not update_allowed.
+    A schema that is itself malformed (an unknown type, a sub-schema on a scalar) is refused
+    with InvalidInput when it is built.
     """
 
     type: str
+    """One of STRING, INTEGER, NUMBER, BOOLEAN, LIST, MAP, ANY."""
     description: str = ""
+    """What the property is, for `resource-type show` and the docs."""
     required: bool = False
+    """A template must give a value (or the property must have a default)."""
     default: Any = None
+    """The value when the template gives none (or null); None: no default, and the step sees
+    None."""
     constraints: tuple[Constraint, ...] = ()
+    """Rules the value must follow, checked after it is converted to `type`."""
     update_allowed: bool = False
+    """True: a change of this property is made in place (`update`). False, the default: a
+    change of it replaces the resource (a new object is made, then the old one deleted)."""
     immutable: bool = False
+    """True: the value never changes in place; a change replaces the resource, even if
+    update_allowed says otherwise."""
     schema: Mapping[str, PropertySchema] | PropertySchema | None = None
+    """For MAP, the sub-properties (a mapping of name to schema, checked like properties); for
+    LIST, the schema of every item (a mapping is shorthand for items that are maps with those
+    sub-properties). None: the contents are not checked."""
     support_status: SupportStatus = field(default_factory=SupportStatus)
+    """Whether the property may be used (a DEPRECATED one is warned about, a HIDDEN one is
+    left out of `resource-type show`)."""
 
     def __post_init__(self) -> None:
         problems: list[Problem] = []
@@ -236,8 +263,11 @@ class AttributeSchema:
     """One attribute a resource exposes through get_attr."""
 
     description: str = ""
+    """What the attribute is, for `resource-type show` and the docs."""
     type: str = ANY
+    """The type of its value, as properties name them; described, not checked."""
     support_status: SupportStatus = field(default_factory=SupportStatus)
+    """Whether the attribute may be used."""
 
     def __post_init__(self) -> None:
         if self.type not in TYPES:

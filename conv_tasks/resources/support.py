@@ -15,9 +15,13 @@ from typing import Any
 from conv_tasks.errors import InvalidInput, Problem
 
 SUPPORTED = "SUPPORTED"
+"""May be used (the default)."""
 DEPRECATED = "DEPRECATED"
+"""Still works; a template that uses it gets a warning saying what to use instead."""
 HIDDEN = "HIDDEN"
+"""Still works, with a warning; left out of listings and of `resource-type show`."""
 UNSUPPORTED = "UNSUPPORTED"
+"""Not yet, or no longer, supported: it still works, with a warning."""
 STATUSES = (SUPPORTED, DEPRECATED, HIDDEN, UNSUPPORTED)
 
 # Which status may directly follow which. UNSUPPORTED -> SUPPORTED is only
@@ -36,10 +40,16 @@ class SupportStatus:
     """The current status of an object and, through previous_status, its history."""
 
     status: str = SUPPORTED
+    """SUPPORTED, DEPRECATED, HIDDEN or UNSUPPORTED."""
     version: str | None = None
+    """The release since which the status holds ("5.0.0")."""
     message: str | None = None
+    """Why, and what to use instead: said in warnings."""
     substitute_class: type | None = None
+    """The type that replaces this one: a resource whose type changes to it (or to a subclass
+    of it) is updated in place, not replaced."""
     previous_status: SupportStatus | None = None
+    """The status before this one, in the life cycle's order."""
 
     def __post_init__(self) -> None:
         problems = []

@@ -5,12 +5,15 @@ Workers: `celery -A conv_tasks.tasks.app worker`, or `conv-tasks worker`.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from celery import Celery
 from celery.signals import beat_init, worker_init, worker_process_init
 
 from conv_tasks.tasks.startup_checks import quiet_request_exchange_notice
+
+if TYPE_CHECKING:
+    from conv_tasks.settings import Settings
 
 TASK_MODULES = [
     "conv_tasks.tasks.health",
@@ -44,6 +47,21 @@ def _after_fork(**_kwargs: Any) -> None:
     reset_after_fork()
 
 
+def _check_timings(process: str, settings: Settings) -> None:
+    """Stop on timing settings that cannot work together; warn of those that risk it."""
+    from conv_tasks.broker.options import BrokerKind, broker_kind
+    from conv_tasks.engine import BACKOFF_LAST
+    from conv_tasks.resources import default_registry
+    from conv_tasks.tasks.node import LONGEST_DELAY
+    from conv_tasks.tasks.timing_checks import Timings, check_timings
+
+    types = default_registry().list(include_hidden=True)
+    slowest = max(types, key=lambda cls: cls.step_budget)
+    timings = Timings(max(BACKOFF_LAST, LONGEST_DELAY), slowest.step_budget, slowest.type_name)
+    redis = broker_kind(settings.broker_url) is BrokerKind.REDIS
+    check_timings(process, settings, timings, redis_broker=redis)
+
+
 @worker_init.connect
 def _worker_started(**_kwargs: Any) -> None:
     from conv_tasks.settings import get_settings
@@ -55,6 +73,7 @@ def _worker_started(**_kwargs: Any) -> None:
     settings = get_settings()
     refuse_misconfigured_sentinels("worker", settings)
     warn_if_unsealed("worker", settings)
+    _check_timings("worker", settings)
 
 
 @beat_init.connect
@@ -69,4 +88,5 @@ def _beat_started(**_kwargs: Any) -> None:
     settings = get_settings()
     refuse_misconfigured_sentinels("beat", settings)
     warn_if_unsealed("beat", settings)
+    _check_timings("beat", settings)
     stop_unless_queues_match(app, settings, "beat")

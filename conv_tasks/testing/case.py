@@ -24,13 +24,14 @@ if TYPE_CHECKING:
     from conv_tasks.client import Client
     from conv_tasks.testing.cluster import Cluster
 
-# The name of the resource under test in every stack the kit makes.
 UNDER_TEST = "under_test"
-# Written in a property's value (anywhere in a string), it is replaced by a suffix of the
-# stack's own: each stack the kit makes gets its own names ("kit_db_%unique%").
+"""The name of the resource under test in every stack the kit makes."""
 UNIQUE = "%unique%"
-# Turns the service's fault injection on for as long as the context it returns is entered.
+"""Written in a property's value (anywhere in a string), it is replaced by a suffix of the
+stack's own: each stack the kit makes gets its own names (`f"kit_db_{UNIQUE}"`)."""
 ServiceFaults = Callable[["Cluster"], AbstractContextManager[object]]
+"""A TypeCase's `service_faults`: called with the cluster, it returns a context manager inside
+which the service misbehaves."""
 
 
 def unique_suffix() -> str:
@@ -43,12 +44,18 @@ def unique_suffix() -> str:
 class CheckedStack:
     """A stack the kit is checking a type on, as the case's hooks see it."""
 
-    client: Client  # the tenant's client of the cluster (send signals with it)
+    client: Client
+    """The tenant's client of the cluster (send signals with it)."""
     stack_id: str
+    """The stack's id (every idempotency token of its resources starts with it)."""
     tenant: str
-    action: str  # the action the kit waits for: CREATE, UPDATE or DELETE
-    database_url: str  # the cluster's database
+    """The case's tenant."""
+    action: str
+    """The action the kit waits for: CREATE, UPDATE or DELETE."""
+    database_url: str
+    """The cluster's database."""
     resource: str = UNDER_TEST
+    """The name of the resource under test."""
 
 
 @dataclass(frozen=True)

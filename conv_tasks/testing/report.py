@@ -12,6 +12,9 @@ from enum import StrEnum
 
 
 class Verdict(StrEnum):
+    """What a check found: PASSED, FAILED, NOT_APPLICABLE (to this type: said why) or NOT_RUN
+    (a check it stands on failed)."""
+
     PASSED = "passed"
     FAILED = "failed"
     NOT_APPLICABLE = "not applicable"
@@ -33,13 +36,20 @@ class NotApplicable(Exception):
 
 @dataclass(frozen=True)
 class CheckResult:
+    """One check's verdict."""
+
     check: str
+    """The check's name (`create`, `same token twice`, ...)."""
     verdict: Verdict
-    detail: str = ""  # the failure (step: what it saw), or why it did not apply or run
-    # How long the check took (seconds; not part of its equality: a verdict is what it is).
+    """What it found."""
+    detail: str = ""
+    """The failure (step: what it saw), what it saw when it passed, or why it did not apply
+    or run."""
     seconds: float = field(default=0.0, compare=False)
+    """How long the check took (not part of its equality: a verdict is what it is)."""
 
     def line(self, type_name: str) -> str:
+        """`type, check: verdict: detail`, as the report renders it."""
         detail = f": {self.detail}" if self.detail else ""
         return f"{type_name}, {self.check}: {self.verdict}{detail}"
 
@@ -59,9 +69,11 @@ class Report:
         return self.type_name + (" (service faults on)" if self.service_faults else "")
 
     def add(self, result: CheckResult) -> None:
+        """Record one more check's result."""
         self.results.append(result)
 
     def of(self, verdict: Verdict) -> list[CheckResult]:
+        """The results with this verdict, in the order the checks ran."""
         return [r for r in self.results if r.verdict == verdict]
 
     def verdict(self, check: str) -> Verdict:
@@ -73,10 +85,12 @@ class Report:
 
     @property
     def failed(self) -> list[CheckResult]:
+        """The checks that failed."""
         return self.of(Verdict.FAILED)
 
     @property
     def not_applicable(self) -> list[CheckResult]:
+        """The checks that do not apply to the type."""
         return self.of(Verdict.NOT_APPLICABLE)
 
     def render(self) -> str:

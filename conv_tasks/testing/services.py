@@ -60,6 +60,9 @@ class TestServices:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> TestServices:
+        """From CONV_TASKS_TEST_DATABASE_URL, CONV_TASKS_TEST_BROKER_URL,
+        CONV_TASKS_TEST_REDIS_URL, CONV_TASKS_TEST_RESULT_BACKEND and CONV_TASKS_TEST_PG_BIN
+        in `env` (this process's environment by default), the local servers where unset."""
         env = os.environ if env is None else env
         return cls(
             database_url=env.get("CONV_TASKS_TEST_DATABASE_URL") or DEFAULT_DATABASE_URL,
@@ -71,6 +74,7 @@ class TestServices:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nobody listens on at `host` now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
@@ -188,6 +192,7 @@ class PrivatePostgres:
         )
 
     def init(self) -> None:
+        """Make the cluster's files (initdb), with the password, if any."""
         auth = ["-A", "trust"]
         if self.password is not None:
             self.password_file.write_text(self.password, encoding="utf-8")
@@ -205,6 +210,7 @@ class PrivatePostgres:
                 hba.write(f"host all all {self.clients} {method}\n")
 
     def start(self) -> None:
+        """Start the server; returns once it takes connections."""
         options = (
             f"-p {self.port} -k {self.root} -c listen_addresses={self.host} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
@@ -260,10 +266,12 @@ class PrivatePostgres:
         pid_file.unlink(missing_ok=True)
 
     def create_database(self) -> None:
+        """Create the database named at construction."""
         with self.connect() as conn:
             conn.execute(f'CREATE DATABASE "{self.database}"')
 
     def destroy(self) -> None:
+        """Stop the server at once and remove its files."""
         with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
             self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
@@ -290,10 +298,12 @@ class PrivateRedis:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def url(self, db: int = 0) -> str:
+        """The redis:// URL of database `db`, password included."""
         auth = f":{self.password}@" if self.password else ""
         return f"redis://{auth}{self.host}:{self.port}/{db}"
 
     def start(self) -> None:
+        """Start the server; returns once it answers a ping."""
         with open(self.root / "redis.log", "ab") as log:
             self.proc = subprocess.Popen(
                 [
@@ -321,6 +331,7 @@ class PrivateRedis:
         client.close()
 
     def client(self, db: int = 0) -> redis.Redis:
+        """A redis-py client of database `db`."""
         return redis.Redis(host=self.host, port=self.port, db=db, password=self.password or None)
 
     def connection(self, db: int = 0, **fields: Any) -> dict[str, Any]:
@@ -338,6 +349,7 @@ class PrivateRedis:
             self.proc = None
 
     def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL) and remove its files."""
         if self.proc is not None:
             self.proc.terminate()
             try:
@@ -410,6 +422,7 @@ class PrivateRabbitMQ:
                 shutil.chown(self.root / made, "rabbitmq", "rabbitmq")
 
     def url(self, vhost: str = "") -> str:
+        """The amqp:// URL of virtual host `vhost`, as the node's own user."""
         return f"amqp://{self.user}:{self.password}@{self.host}:{self.port}/{vhost}"
 
     @property
@@ -444,6 +457,8 @@ class PrivateRabbitMQ:
         return done.stdout
 
     def start(self, timeout: float = 90) -> None:
+        """Start the node; returns once it is up (RuntimeError with its log if it is not
+        within `timeout` seconds)."""
         with open(self.root / "server.log", "ab") as log:
             self.proc = subprocess.Popen(
                 [*self._as_rabbitmq, str(self.server)],

@@ -10,12 +10,17 @@ This folder must never import conv_tasks.engine or conv_tasks.db: it reads only 
 public tasks, via the edge's TaskGateway and its bounded thread pool. It changes nothing (the
 sign-in cookie aside), never shows a hidden value, a credential or a token, and answers
 every refusal with an HTML page (4xx), never a bare 500. conv_tasks.ui.graph draws the graph.
+It needs the `edge` extra, as the edge does (MissingExtra without it).
 """
 
-from conv_tasks.ui.app import UiApp
-from conv_tasks.ui.config import UiConfig, ui_config
-from conv_tasks.ui.routes import is_ui_path
-from conv_tasks.ui.session import COOKIE_NAME, Session, SessionCodec
+from conv_tasks.extras import require
+
+require("edge", "The web view (conv_tasks.ui)")
+
+from conv_tasks.ui.app import UiApp  # noqa: E402
+from conv_tasks.ui.config import UiConfig, ui_config  # noqa: E402
+from conv_tasks.ui.routes import is_ui_path  # noqa: E402
+from conv_tasks.ui.session import COOKIE_NAME, Session, SessionCodec  # noqa: E402
 
 __all__ = [
     "COOKIE_NAME",

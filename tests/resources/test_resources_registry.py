@@ -156,6 +156,22 @@ def test_show_is_json_and_leaves_hidden_parts_out() -> None:
     assert shown["support_status"]["status"] == "SUPPORTED"
 
 
+def test_show_puts_a_wrapped_docstring_on_one_line_without_its_indentation() -> None:
+    class Wrapped(ResourceType):
+        """A widget whose summary
+        goes on over two lines.
+
+        The rest is not shown."""
+
+        type_name: ClassVar[str] = "Test::Wrapped"
+
+    registry = Registry()
+    registry.register(Wrapped)
+    assert registry.show("Test::Wrapped")["description"] == (
+        "A widget whose summary goes on over two lines."
+    )
+
+
 def test_show_of_a_schema_less_type() -> None:
     shown = default_registry().show("OS::Heat::None")
     assert shown["properties"] is None

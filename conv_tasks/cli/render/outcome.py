@@ -10,7 +10,8 @@ begins with the stack's own `*_IN_PROGRESS` event and ends with its `*_COMPLETE`
   deleted, as a replacement, or a rollback of one, does;
 - created, updated, deleted, checked, suspended, resumed: the action it completed.
 
-A resource that only began an action counts nowhere. A failed phase is told as the engine
+A resource that only began an action counts nowhere. An operation resumed under a new
+traversal (the watchdog's restart) is still one phase. A failed phase is told as the engine
 summed it up (conv_tasks.engine.stack.summary: it also counts what never started). Pure:
 values in, text out; printing is progress.py's.
 """
@@ -90,12 +91,20 @@ def phases_of(events: Iterable[Mapping[str, Any]], action: str) -> list[Phase]:
                 phases.append(Phase(action))
             phases[-1].resource_event(str(event["resource_name"]), event_action, ending)
             continue
-        if ending == Status.IN_PROGRESS or not phases or phases[-1].state is not None:
+        if not phases or phases[-1].state is not None or _begins(phases[-1], event_action):
             phases.append(Phase(event_action or action))
         if ending in (Status.COMPLETE, Status.FAILED):
             phases[-1].state = state
             phases[-1].reason = str(event.get("reason") or "")
     return phases or [Phase(action)]
+
+
+def _begins(last: Phase, event_action: str) -> bool:
+    """Whether a stack event of `event_action` begins a phase while `last` runs: an event of
+    another action does (a rollback after a cancel); one of the same action is the same
+    operation going on (the watchdog, or the engine after PostgreSQL lost writes, resumed
+    it under a new traversal), and counts in the same phase."""
+    return bool(event_action) and event_action != last.action
 
 
 def counts_text(phase: Phase) -> str:

@@ -8,6 +8,7 @@ operations, and it never starts one.
 """
 
 from conv_tasks.engine.node.actions import (
+    BACKOFF_LAST,
     StepResult,
     masked,
     observing_context,
@@ -20,6 +21,7 @@ from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.node.unhealthy import repaired_in_place
 
 __all__ = [
+    "BACKOFF_LAST",
     "Decision",
     "Outcome",
     "StepResult",

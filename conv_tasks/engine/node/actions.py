@@ -156,16 +156,18 @@ def pick_attributes(
 # Plugin data the engine keeps for an action under way, beside the plugin's own.
 RETRY = "__conv_tasks_retry__"  # {"start": the start is still to run, "attempts": n}
 # Backoff after a transient fault or a throttle: from the first wait, doubled each attempt up
-# to the last, each jittered by up to a half.
+# to the last, each jittered down by up to a half, so that no wait is ever longer than the
+# last (the guide promises "0.5 s doubling to 30 s"; a jitter upwards once made it 45 s).
 BACKOFF_FIRST = 0.5
 BACKOFF_LAST = 30.0
 
 
 def backoff(attempts: int, at_least: float | None = None, *, rng: random.Random = _random) -> float:
-    """Seconds to wait before attempt `attempts` + 1 (a jittered, growing wait, never under
-    `at_least`, the service's own Retry-After)."""
+    """Seconds to wait before attempt `attempts` + 1: a jittered, growing wait between half
+    and all of BACKOFF_FIRST doubled `attempts` - 1 times, at most BACKOFF_LAST, and never
+    under `at_least` (the service's own Retry-After, which may be longer)."""
     base = min(BACKOFF_LAST, BACKOFF_FIRST * 2 ** max(0, attempts - 1))
-    wait = base * (0.5 + rng.random())
+    wait = base * (1.0 - 0.5 * rng.random())
     return max(wait, at_least or 0.0)
 
 

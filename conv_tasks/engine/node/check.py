@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion
-from conv_tasks.engine.node.actions import action_context, run_step
+from conv_tasks.engine.node.actions import RETRY, action_context, run_step
 from conv_tasks.engine.node.decide import head_of
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.payload import NodeOutput
@@ -58,9 +58,12 @@ def check_node(run: NodeRun) -> Outcome:
     if not step.done:
         # A check is one question: one not answered yet is asked again later, holding nothing
         # (a nested stack's child check goes on meanwhile: say the traversal still moves).
+        # It writes nothing on the version, so how often the service put it off travels
+        # with the task, for the backoff to grow.
         run.write(head, {})
         run.env.syncpoints.heartbeat(run.task.traversal, str(run.task.node))
-        fresh = run.task.again(nonce=None, poll=False, attempt=0, recheck=False)
+        put_off = int((step.data.get(RETRY) or {}).get("attempts", 0))
+        fresh = run.task.again(nonce=None, poll=False, attempt=put_off, recheck=False)
         run.env.dispatcher.node(fresh.to_payload(), countdown=step.poll_after)
         return Outcome.POLLING
     failed = run.redact(step.failed) if step.failed is not None else None
@@ -90,10 +93,14 @@ def _check_context(
     the stack's check did."""
     ctx = action_context(run, head, Action.CHECK, plugin, properties=head.properties)
     started = claim.stack.started_at if claim.stack is not None else None
+    data = ctx.data
+    if run.task.attempt:
+        data = {**data, RETRY: {"attempts": run.task.attempt}}
     return replace(
         ctx,
         idempotency_token=f"{ctx.idempotency_token}:{run.task.traversal}",
         started_at=started.timestamp() if started is not None else ctx.now,
+        data=data,
     )
 
 

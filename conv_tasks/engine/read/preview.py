@@ -20,12 +20,18 @@ say so in `uncertain`, and only those.
 
 A property that differs is `{"old", "new"}`; for a resource derived from a hidden value
 it is `{"hidden": true}`: that it changed, never what from or to (the CLI words it).
+
+Mid-operation (an update or create still under way, or cut off by a dead worker), the node
+would first finish the action under way, with that action's definition, and then converge
+afresh to the new one: the preview decides the same way, on the resource as it will stand
+once that action finished. A resource that reads one whose action is under way is resolved
+with the last output that one recorded, and says so in `uncertain`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from conv_tasks.db import ResourceVersion, StackRow, version_of
@@ -36,7 +42,14 @@ from conv_tasks.engine.definition import (
     request_inputs,
 )
 from conv_tasks.engine.environment import EngineEnv
-from conv_tasks.engine.node import Verdict, decide, masked, observing_context, repaired_in_place
+from conv_tasks.engine.node import (
+    Decision,
+    Verdict,
+    decide,
+    masked,
+    observing_context,
+    repaired_in_place,
+)
 from conv_tasks.engine.payload import read_stored_output
 from conv_tasks.engine.read.preview_nested import (
     NONE,
@@ -53,6 +66,7 @@ from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
 from conv_tasks.provider_errors import Throttled, Transient
 from conv_tasks.resources import ResourceType
+from conv_tasks.statuses import Action, Status
 from conv_tasks.template import PLACEHOLDERS, STACK_ID, StackIdentity, refuse_given, with_identity
 from conv_tasks.template.functions import GetAttr
 from conv_tasks.template.model import ResourceSnippet
@@ -242,25 +256,29 @@ def _existing(
     snippet = definition.template.resources[name]
     uncertain = _uncertain(snippet, changing, unknown)
     inputs = {}
+    under_way: list[str] = []
     for dep in definition.dependencies.get(name, ()):
         dep_id = converge.get(dep)
         if dep_id is not None:
-            inputs[dep] = read_stored_output(by_id[dep_id].attributes)
+            dep_head = by_id[dep_id]
+            inputs[dep] = read_stored_output(_last_output(dep_head, versions))
+            if dep_head.status == Status.IN_PROGRESS:
+                under_way.append(f"{dep}'s {dep_head.action}")
+    if under_way:
+        uncertain = (
+            f"reads {', '.join(under_way)} under way: its values here are the last ones "
+            "recorded, the new ones are known when it finishes"
+        )
     try:
         prepared = definition.prepare(name, inputs, env.registry)
     except ConvTasksError as exc:
         reason = definition.reason(name, str(exc))
+        if under_way:
+            reason = f"{uncertain} ({reason})"
         return _entry(name, snippet.type, UPDATE, uncertain=f"not known yet: {reason}"), None
-    decision = decide(
-        head,
-        [v for v in versions if v.name == name],
-        type_name=prepared.resolved.type,
-        definition_hash=prepared.resolved.definition_hash,
-        properties=prepared.properties,
-        needs_replacement=prepared.resource_type().needs_replacement,
-        substitutes=env.registry.substitutes,
-        repaired_in_place=lambda v: repaired_in_place(env, prepared.resource_type, v),
-    )
+    own = [v for v in versions if v.name == name]
+    needs_replacement = prepared.resource_type().needs_replacement
+    decision = _decide(env, head, own, prepared, needs_replacement)
     action = _VERDICTS[decision.verdict]
     changes = {}
     if action != UNCHANGED and decision.verdict != Verdict.CREATE:
@@ -278,6 +296,63 @@ def _existing(
     if decision.verdict == Verdict.CREATE and prepared.resolved.external_id is not None:
         reason = ADOPTS
     return _entry(name, snippet.type, action, reason, changes, uncertain), prepared
+
+
+def _decide(
+    env: EngineEnv,
+    head: ResourceVersion,
+    own: Sequence[ResourceVersion],
+    prepared: PreparedResource,
+    needs_replacement: Any,
+) -> Decision:
+    """What the update node would do to `head`, as the node decides it. An action under way
+    (or cut off) is finished first with its own definition; the node then converges afresh,
+    so the preview decides on the resource as that action leaves it, and says so."""
+
+    def verdict(version: ResourceVersion, versions: Sequence[ResourceVersion]) -> Decision:
+        return decide(
+            version,
+            versions,
+            type_name=prepared.resolved.type,
+            definition_hash=prepared.resolved.definition_hash,
+            properties=prepared.properties,
+            needs_replacement=needs_replacement,
+            substitutes=env.registry.substitutes,
+            repaired_in_place=lambda v: repaired_in_place(env, prepared.resource_type, v),
+        )
+
+    decision = verdict(head, own)
+    if decision.verdict != Verdict.RESUME:
+        return decision
+    finished = _finished(head)
+    after = verdict(finished, [finished if v.id == head.id else v for v in own])
+    first = f"its {head.action} under way finishes first"
+    if after.verdict == Verdict.NOOP:
+        # A create under way is still a create to whoever reads the preview.
+        done = Verdict.CREATE if head.action == Action.CREATE else Verdict.RESUME
+        return Decision(done, head, f"{first}; then nothing more changes")
+    then = f"; then: {after.reason}" if after.reason else ""
+    return Decision(after.verdict, after.version, f"{first}{then}")
+
+
+def _finished(head: ResourceVersion) -> ResourceVersion:
+    """`head` as its action under way leaves it when it finishes: a delete leaves nothing
+    behind (the node then makes a new one); a create or an update leaves it complete."""
+    if head.action == Action.DELETE:
+        return replace(head, status=Status.COMPLETE, physical_id=None)
+    if head.action == Action.INIT:
+        return head
+    return replace(head, status=Status.COMPLETE)
+
+
+def _last_output(head: ResourceVersion, versions: Sequence[ResourceVersion]) -> Any:
+    """The stored output a resource's dependants read now: its head's, or, while the head's
+    action is under way and has recorded none yet, that of the version it replaces or
+    updates (the last one the resource had)."""
+    if head.attributes or head.status != Status.IN_PROGRESS or head.replaces is None:
+        return head.attributes
+    older = {v.id: v for v in versions}.get(head.replaces)
+    return older.attributes if older is not None else head.attributes
 
 
 def _uncertain(snippet: ResourceSnippet, changing: set[str], unknown: Unknown) -> str | None:

@@ -52,6 +52,23 @@ def test_an_update_and_its_rollback_are_counted_apart() -> None:
     }
 
 
+def test_an_operation_the_watchdog_resumed_is_one_phase() -> None:
+    resumed = "Traversal made no progress for 25s; resumed from the database by the watchdog"
+    events = [
+        event(None, "CREATE", "IN_PROGRESS", "Stack CREATE started"),
+        event("a", "CREATE", "IN_PROGRESS"),
+        *[event(None, "CREATE", "IN_PROGRESS", resumed) for _ in range(12)],
+        event("a", "CREATE", "COMPLETE"),
+        event("b", "CREATE", "COMPLETE"),
+        event(None, "CREATE", "COMPLETE", "Stack CREATE completed successfully"),
+    ]
+    [phase] = phases_of(events, "CREATE")
+    assert phase.state == "CREATE_COMPLETE"
+    assert resources_text([phase]) == (
+        "Resources: 2 created, 0 updated, 0 replaced, 0 deleted, 0 failed."
+    )
+
+
 def test_the_failure_line_says_the_engines_summary_then_what_the_rollback_did() -> None:
     phases = phases_of(UPDATE_THAT_ROLLS_BACK, "UPDATE")
     final = {"status": "ROLLBACK_COMPLETE", "status_reason": "Stack ROLLBACK completed"}

@@ -127,9 +127,18 @@ def test_throttled_waits_at_least_what_the_service_asks() -> None:
 def test_backoff_grows_and_stays_within_its_bounds() -> None:
     rng = random.Random(4)
     waits = [backoff(n, rng=rng) for n in range(1, 12)]
-    assert all(0.25 <= w <= 45 for w in waits)
+    assert all(0.25 <= w <= 30 for w in waits)
     assert max(waits[:2]) < min(waits[6:])  # grows
     assert backoff(1, 99.0, rng=rng) == 99.0
+
+
+def test_backoff_doubles_to_30_s_as_the_guide_says_and_never_past_it() -> None:
+    # "0.5 s doubling to 30 s" (docs/guide): each wait is jittered down, never up.
+    rng = random.Random(7)
+    for attempts in range(1, 20):
+        base = min(30.0, 0.5 * 2 ** (attempts - 1))
+        waits = [backoff(attempts, rng=rng) for _ in range(200)]
+        assert base / 2 <= min(waits) and max(waits) <= base, (attempts, min(waits), max(waits))
 
 
 def test_not_found_on_delete_is_done_and_elsewhere_fails() -> None:
