@@ -100,6 +100,7 @@ class Cluster:
             "CONV_TASKS_CONNECTIONS": str(connections) if case.connections.strip() else "",
             "CONV_TASKS_LOCK_TTL": f"{lock_ttl:g}",
         }
+        self.env.update(self._outliving(lock_ttl))
         self.processes = CeleryProcesses(
             self.workdir / f"logs-{self._generation}",
             env=self.env,
@@ -108,6 +109,19 @@ class Cluster:
         self.processes.start_worker("worker", concurrency=2)
         wait_for_workers(self.app, {self.processes.hostname("worker")})
         self._config = config
+
+    def _outliving(self, lock_ttl: float) -> dict[str, str]:
+        """The stall time and the visibility timeout raised past twice the lease where the
+        environment's are not longer than it: a worker refuses to start with timings that fight
+        (conv_tasks.tasks.timing_checks), and a type with a long step budget gets long leases."""
+        settings = self.settings()
+        floor = 2 * lock_ttl
+        raised: dict[str, str] = {}
+        if settings.stall_after <= lock_ttl:
+            raised["CONV_TASKS_STALL_AFTER"] = f"{floor:g}"
+        if settings.visibility_timeout <= lock_ttl:
+            raised["CONV_TASKS_VISIBILITY_TIMEOUT"] = f"{floor:g}"
+        return raised
 
     def stop_workers(self) -> None:
         if self.processes is not None:
