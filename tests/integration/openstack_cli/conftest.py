@@ -2,9 +2,9 @@
 
 python-openstackclient and python-heatclient come from the registry, pinned in
 requirements.txt beside this file, into a virtualenv of their own (`make test` builds it
-once; see `openstack_venv`): the project's own environment never gets them. The edge (`conv-tasks api serve`) runs in a child
-process on a free loopback port, without authentication (`noauth`: the tenant is the URL's),
-in front of the session's workers.
+once; see `openstack_venv`): the project's own environment never gets them. The edge
+(`conv-tasks api serve`) runs in a child process on a free loopback port, without
+authentication (`noauth`: the tenant is the URL's), in front of the session's workers.
 """
 
 from __future__ import annotations
