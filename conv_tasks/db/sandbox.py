@@ -64,3 +64,12 @@ class PostgresSandbox:
             if row is None:
                 return None
             return {"id": row.id, "kind": row.kind, "properties": dict(row.properties)}
+
+    def find(self, token: str) -> str | None:
+        with session_scope(self._url) as session:
+            found = session.scalars(
+                select(SandboxObject.id).where(
+                    SandboxObject.token == token, SandboxObject.deleted.is_(False)
+                )
+            ).one_or_none()
+            return None if found is None else str(found)

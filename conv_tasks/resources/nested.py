@@ -196,9 +196,10 @@ class NestedStackResource(ResourceType):
     def delete(self, ctx: ActionContext) -> Progress:
         child_id = ctx.physical_id
         if child_id is None and ctx.children is not None:
-            # A create whose worker died before recording the child: find it by its token.
+            # A create that ended (interrupted, failed, its worker killed) before recording the
+            # child: find the child by the create's token.
             child_id = ctx.children.made_for(
-                parent_stack_id=ctx.stack_id, token=ctx.idempotency_token
+                parent_stack_id=ctx.stack_id, token=ctx.create_token or ctx.idempotency_token
             )
         if child_id is None:
             return Progress(done=True)

@@ -29,7 +29,9 @@ from conv_tasks.waitconditions.store import WaitHandleStore
 # type name -> its class, or None for a type that does not exist.
 TypeLookup = Callable[[str], "type[ResourceType] | None"]
 
-SDK_VERSION = "1.1"  # 1.1: suspend and resume actions; Observed.data (adopting, external_id)
+SDK_VERSION = "1.2"  # 1.1: suspend and resume actions; Observed.data (adopting, external_id)
+# 1.2: ActionContext.create_token, ResourceType.makes_objects (a create that ended without a
+# physical id still gets a delete)
 """The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
 number grows with additions, the major one with changes a type must follow. A type names the
 versions it is written for in `ResourceType.sdk_versions`."""
@@ -84,6 +86,10 @@ class Sandbox(Protocol):
         ...
 
     def get(self, object_id: str) -> Mapping[str, Any] | None: ...
+
+    def find(self, token: str) -> str | None:
+        """The id of the live object the create with this token made; None if none is."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -161,6 +167,15 @@ class ActionContext:
     connection: Connected | None = None
     """The connection the resource names in its `connection` property, for a type that needs
     one (`ResourceType.connection_kind`); `client()` is its ready client."""
+    create_token: str | None = None
+    """The idempotency token of the create of a version that has no physical id: the create
+    ended (interrupted, failed, cancelled, its worker killed) before the type returned one,
+    but it may have made its object. Given on a delete (its start and its polls) of such a
+    version, and on the conformance kit's `observe` of what it left: the type finds the object
+    that this token's create made (the id it derives from the token, the mark it left on the
+    object, the task it sent) and deletes (or reads) it; finding nothing is done (or
+    `Observed(exists=False)`). None on every other step (`idempotency_token` is the step's
+    own). SDK 1.2."""
 
     def client(self) -> Any:
         """The ready client of the resource's connection; Fatal if it names none."""
@@ -348,6 +363,14 @@ class ResourceType:
     any_attribute: ClassVar[bool] = False
     """True if every attribute name resolves, to None when the plugin has no value for it
     (Heat's OS::Heat::None: a disabled resource can stand in for any other)."""
+    makes_objects: ClassVar[bool] = True
+    """Whether a create of the type may make something outside conv_tasks' own rows (an object
+    of a service, a row of the sandbox, a child stack). True (the default): the engine records
+    a create as begun before its first step, and a version whose create ended without a
+    physical id gets a delete with `ActionContext.create_token` (no object is left behind).
+    False, for a type that only computes (OS::Heat::None, OS::Heat::Value): its create is
+    recorded with its outcome only (one statement less), and such a version is dropped without
+    a call. SDK 1.2."""
     not_adoptable: ClassVar[str | None] = None
     """Why the type does not adopt an existing object (a resource's external_id) although it
     can observe, as a sentence: a template that gives it external_id is refused with it.
@@ -425,7 +448,10 @@ class ResourceType:
     def delete(self, ctx: ActionContext) -> Progress:
         """Start removing the object `ctx.physical_id` names (a stack delete, a resource
         removed from the template, the old version after a replacement). Raising NotFound,
-        or returning done, for an object already gone completes it. The default: done."""
+        or returning done, for an object already gone completes it. With no physical id and
+        `ctx.create_token` set (a create that ended before it returned one), the object is
+        whatever the create with that token made, if anything: find it as that create would
+        have found it again, and remove it; nothing there is done. The default: done."""
         return Progress(done=True)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
@@ -453,7 +479,9 @@ class ResourceType:
         it can read back. None (the default): the type cannot observe. `stack check` (through
         the default `check`), `stack preview`, adopting an external_id and the conformance kit
         use it. It changes nothing; when the service does not answer it raises `Throttled` or
-        `Transient`, never `Observed(exists=False)`."""
+        `Transient`, never `Observed(exists=False)`. With no physical id and
+        `ctx.create_token` set (the kit, once a create that ended without one was deleted), the
+        object is whatever the create with that token made: `Observed(exists=False)` if none."""
         return None
 
     def check(self, ctx: ActionContext) -> Progress:

@@ -23,6 +23,7 @@ from conv_tasks.engine.definition import MASK
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node.adopt import adopt, adopts
 from conv_tasks.engine.node.delivery import NodeRun
+from conv_tasks.engine.node.leftovers import action_token, create_token
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.faults import TRANSIENT_FAULTS
 from conv_tasks.provider_errors import NotFound, ProviderError, Throttled, Transient
@@ -91,7 +92,8 @@ def version_context(
     action: Action,
 ) -> ActionContext:
     """The context of `action` on `version` outside a node (a preview's observe, the
-    conformance kit's repeated delete): the token, connection and stores a node would give."""
+    conformance kit's repeated delete): the token, connection and stores a node would give
+    (and, to a delete of a version without a physical id, its create's token)."""
     return _context(env, stack_id, tenant, version, action, plugin, properties=version.properties)
 
 
@@ -123,7 +125,7 @@ def _context(
         stack_id=stack_id,
         resource_name=version.name,
         action=str(action),
-        idempotency_token=f"{stack_id}:{version.id}:{action}",
+        idempotency_token=action_token(stack_id, version.id, action),
         properties=properties,
         old_properties=old_properties,
         physical_id=version.physical_id,
@@ -139,6 +141,12 @@ def _context(
         tenant=tenant,
         connection=connection,
         edge_url=env.settings.api_public_url or None,
+        # A delete of a version without a physical id finds what its create made by this.
+        create_token=(
+            create_token(stack_id, version)
+            if action == Action.DELETE and version.physical_id is None
+            else None
+        ),
     )
 
 

@@ -3,7 +3,10 @@
 claim (one statement: every version to purge, leased) → delete the physical
 resources through the plugin → drop the rows with their events (one
 statement) → hand on (one Redis call). A version with no physical resource,
-or one kept by its deletion policy, is dropped without acting. A delete that
+or one kept by its deletion policy, is dropped without acting; but one whose
+create began and ended without a physical id (interrupted, failed, its worker
+killed) may have made its object: its delete gets the create's token to find
+it by (leftovers.py), its abandoned create stopped first. A delete that
 takes time is recorded as started and polled, like any action.
 """
 
@@ -15,6 +18,7 @@ from typing import Any
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion
 from conv_tasks.engine.node.actions import StepResult, action_context, run_step
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
+from conv_tasks.engine.node.leftovers import unfinished_create
 from conv_tasks.engine.node.steps import stop_action
 from conv_tasks.engine.payload import NodeOutput
 from conv_tasks.errors import NotFound
@@ -48,7 +52,7 @@ def clean_up(run: NodeRun) -> Outcome:
         elif not run.current:
             run.write(version, {})  # a superseded traversal only finishes deletes it began
             continue
-        elif version.physical_id is None:
+        elif version.physical_id is None and not _left_something(run, version):
             drops.append(version)
             continue
         elif version.deletion_policy == "Retain":
@@ -56,6 +60,10 @@ def clean_up(run: NodeRun) -> Outcome:
             events[version.id] = [NodeEvent(Action.DELETE, Status.COMPLETE, RETAINED)]
             continue
         else:
+            if version.physical_id is None and _abandoned_create(version):
+                # Its worker died, or its traversal stopped before it ended: stop it before
+                # deleting what it made.
+                stop_action(run, version, Action.CREATE)
             step = _delete_step(run, version, first=True)
         begun = (
             [] if version.status == Status.IN_PROGRESS else [_event(version, Status.IN_PROGRESS)]
@@ -74,6 +82,17 @@ def clean_up(run: NodeRun) -> Outcome:
         return Outcome.SUPERSEDED
     run.hand_on(NodeOutput())
     return Outcome.CLEANED
+
+
+def _left_something(run: NodeRun, version: ResourceVersion) -> bool:
+    """Whether a version without a physical id may have left an object that only a delete by
+    its create's token can find (its type asked only for a create that began and did not
+    complete)."""
+    return unfinished_create(version) and run.plugin(version).makes_objects
+
+
+def _abandoned_create(version: ResourceVersion) -> bool:
+    return version.action == Action.CREATE and version.status == Status.IN_PROGRESS
 
 
 def _victims(claim: Claim, in_template: bool) -> list[ResourceVersion]:
@@ -125,6 +144,8 @@ def _unfinished(
             "status_reason": "",
             "plugin_data": step.data,
         }
+        if version.physical_id is None and step.physical_id is not None:
+            fields["physical_id"] = step.physical_id  # found by its create's token
         if begun:
             now = run.now()
             plugin = run.plugin(version)
@@ -143,6 +164,8 @@ def _unfinished(
         "status_reason": reason,
         "plugin_data": dict(step.data) if step.data else dict(version.plugin_data),
     }
+    if version.physical_id is None and step.physical_id is not None:
+        fields["physical_id"] = step.physical_id
     if not run.write(version, fields, [*begun, _event(version, Status.FAILED, reason)]).ok:
         return Outcome.LOST_LEASE
     if run.current:

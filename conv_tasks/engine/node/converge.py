@@ -15,7 +15,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from conv_tasks.db import Claim, ResourceVersion, StackState, replacement_reason
+from conv_tasks.db import Claim, NodeEvent, ResourceVersion, StackState, replacement_reason
 from conv_tasks.engine.definition.model import PreparedResource, StackDefinition
 from conv_tasks.engine.node.actions import action_context, pick_attributes, run_step
 from conv_tasks.engine.node.adopt import ADOPT, adopting, adoption_refusal, replacement_refusal
@@ -101,9 +101,6 @@ def converge(run: NodeRun) -> Outcome:
         deadline = _action_deadline(claim.stack, plugin, prepared.properties, started)
         # The version's deadline is written with the step's outcome: the step sees it now.
         ctx = _starting(replace(ctx, deadline=deadline.timestamp()), definition, prepared)
-        if external_id is not None:
-            ctx = adopting(ctx, external_id)
-        step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         intent = {
             **target,
             "action": Action.CREATE,
@@ -111,8 +108,42 @@ def converge(run: NodeRun) -> Outcome:
             "action_deadline": deadline,
             "interrupt_reason": None,
         }
+        if external_id is not None:
+            ctx = adopting(ctx, external_id)
+        elif plugin.makes_objects:
+            # Recorded as begun before the type acts: if this step's worker dies after the
+            # service made the object, the version still says a create began, with the
+            # properties to find its object by (a delete by the create's token).
+            begun = _begin_create(run, head, intent)
+            if begun is None:
+                return Outcome.LOST_LEASE
+            step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
+            return after_step(run, begun, Action.CREATE, step, claim, own=True)
+        step = run_step(plugin, ctx, first=True, wanted_attributes=wanted)
         return after_step(run, head, Action.CREATE, step, claim, intent=intent, own=True)
     return _new_version(run, head, claim, decision.reason, verdict, prepared, target, wanted)
+
+
+def _begin_create(
+    run: NodeRun, head: ResourceVersion, intent: Mapping[str, Any]
+) -> ResourceVersion | None:
+    """Write the create as under way (its IN_PROGRESS event with it), keeping the lease; the
+    version as written, or None if the lease was lost."""
+    fields = {**intent, "status": Status.IN_PROGRESS, "plugin_data": {}, "physical_id": None}
+    written = run.write(head, fields, [NodeEvent(Action.CREATE, Status.IN_PROGRESS)], release=False)
+    if not written.ok:
+        return None
+    return replace(
+        head,
+        action=Action.CREATE,
+        status=Status.IN_PROGRESS,
+        properties=intent["properties_data"],
+        plugin_data={},
+        physical_id=None,
+        action_started_at=intent["action_started_at"],
+        action_deadline=intent["action_deadline"],
+        interrupt_reason=None,
+    )
 
 
 def _starting(

@@ -22,6 +22,7 @@ from conv_tasks.engine.node.actions import StepResult, action_context, run_step
 from conv_tasks.engine.node.adopt import adopted_fields
 from conv_tasks.engine.node.decide import settles
 from conv_tasks.engine.node.delivery import NodeRun, Outcome
+from conv_tasks.engine.node.leftovers import unfinished_create
 from conv_tasks.engine.payload import NodeOutput, read_stored_output, stored_output
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.graph import NodeKey
@@ -213,7 +214,7 @@ def after_step(
         # Converged to this traversal's template, whichever traversal began the action (the
         # end of the traversal asks the table whether every resource is).
         fields["template_id"] = run.task.template_id
-    written = run.write(version, fields, events, purge=version.replaces)
+    written = run.write(version, fields, events, purge=_purgeable(run, claim, version.replaces))
     if not written.ok:
         return Outcome.LOST_LEASE
     if not settled_here:
@@ -222,6 +223,19 @@ def after_step(
     settled = settled_cleanup(run, claim, version, purged)
     run.hand_on(NodeOutput(step.reference, dict(step.attributes)), settled=settled, acted=True)
     return Outcome.COMPLETE
+
+
+def _purgeable(run: NodeRun, claim: Claim, replaced: int | None) -> int | None:
+    """The replaced version that the write completing its replacement may purge (if it holds
+    no physical resource and nobody holds it): not one whose create ended without a physical
+    id but may have made its object, which its clean-up deletes by the create's token."""
+    old = next((v for v in claim.versions if v.id == replaced), None)
+    if old is None or not unfinished_create(old):
+        return replaced
+    try:
+        return None if run.plugin(old).makes_objects else replaced
+    except ConvTasksError:
+        return None  # its type is gone: the clean-up decides
 
 
 def _as_wanted(run: NodeRun, finished: ResourceVersion, prepared: PreparedResource | None) -> bool:

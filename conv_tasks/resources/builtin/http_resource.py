@@ -236,10 +236,16 @@ class HttpResource(ResourceType):
 
     # ------------------------------------------------------------------ delete
     def delete(self, ctx: ActionContext) -> Progress:
-        object_id = _object_id(ctx)
-        if object_id is None:
-            return Progress(done=True)  # its create made nothing
+        """DELETE the object. One whose create ended before its id was recorded is the one
+        the create sent its id for (kept in the data, or made again from ctx.create_token);
+        an id the body gave is deleted only if the object there holds that body (as a
+        create adopts it), and an id the service was to choose cannot be found."""
         with _target(ctx) as target:
+            object_id = ctx.physical_id
+            if object_id is None:
+                object_id = _leftover(ctx, target)
+                if object_id is None:
+                    return Progress(done=True)  # its create made nothing we can name
             answer = target.send("DELETE", target.item(object_id))
         if answer.ok:
             return Progress(done=True)
@@ -250,10 +256,12 @@ class HttpResource(ResourceType):
         """The object as a GET finds it: gone on a 404, else the fields of its JSON that the
         template's body sets (a service adds its own: an id, timestamps), and its answer as
         the attributes read it."""
-        object_id = _object_id(ctx)
-        if object_id is None:
-            return Observed(exists=False)
         with _target(ctx) as target:
+            object_id = ctx.physical_id
+            if object_id is None:  # what a create that ended without an id left, if anything
+                object_id = _leftover(ctx, target)
+                if object_id is None:
+                    return Observed(exists=False)
             answer = target.send("GET", target.item(object_id))
             if answer.status == 404:
                 return Observed(exists=False)
@@ -418,6 +426,33 @@ def _made(target: _Target, answer: Answer, chosen: Any) -> Progress:
         GIVEN: None,
     }
     return Progress(done=True, physical_id=str(found), data=data)
+
+
+def _leftover(ctx: ActionContext, target: _Target) -> Any:
+    """The id of the object that a create which ended without a physical id made, if it can
+    be named: the id the create sent (kept in its data, or chosen again from its token,
+    ctx.create_token); an id the body gave only if the object there holds the body (else it
+    is somebody else's). None: nothing of it is there, or the service was to choose."""
+    body = _body(ctx)
+    if ctx.data.get(ID) is not None:
+        sent, given = ctx.data[ID], bool(ctx.data.get(GIVEN))
+    elif ctx.create_token is not None:
+        sent = found_at(body, target.id_path)
+        given = sent is not MISSING
+        if not given:
+            if ctx.properties.get("choose_id") is False:
+                return None  # the service chose: only it knows which object the POST made
+            sent = token_physical_id(ctx.create_token)
+    else:
+        return None
+    if not given:
+        return sent  # chosen from the create's token: no other resource sends it
+    answer = target.send("GET", target.item(sent))
+    if answer.status == 404:
+        return None
+    if not answer.ok:
+        raise failure(answer, ctx.resource_name)
+    return sent if projected(decoded(answer, ctx.resource_name), body) == body else None
 
 
 def _object_id(ctx: ActionContext) -> Any:

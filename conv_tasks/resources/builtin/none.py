@@ -25,6 +25,8 @@ class NoneResource(ResourceType):
     # type to OS::Heat::None (resource_registry) does not break those that read from it.
     dynamic_attributes: ClassVar[bool] = True
     any_attribute: ClassVar[bool] = True
+    # It exists only on paper: a create that ended without an id left nothing to delete.
+    makes_objects: ClassVar[bool] = False
 
     def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         return False

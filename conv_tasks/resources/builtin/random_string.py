@@ -68,6 +68,8 @@ class RandomStringResource(ResourceType):
     """A random string, for passwords and unique names."""
 
     type_name: ClassVar[str] = "OS::Heat::RandomString"
+    # Its string is kept in its plugin data: a create makes nothing anywhere else.
+    makes_objects: ClassVar[bool] = False
     support_status: ClassVar[SupportStatus] = SupportStatus(version="2014.1")
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
         LENGTH: PropertySchema(

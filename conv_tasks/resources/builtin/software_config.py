@@ -97,8 +97,12 @@ class SoftwareConfigResource(ResourceType):
         return Progress(done=True, physical_id=config_id)
 
     def delete(self, ctx: ActionContext) -> Progress:
-        if ctx.physical_id is not None:
-            deployment_store(ctx).delete_config(ctx.physical_id)
+        config_id = ctx.physical_id
+        if config_id is None and ctx.create_token is not None:
+            # A create that ended before its id was recorded saved under its token's id.
+            config_id = token_physical_id(ctx.create_token)
+        if config_id is not None:
+            deployment_store(ctx).delete_config(config_id)
         return Progress(done=True)
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:

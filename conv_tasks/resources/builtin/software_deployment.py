@@ -231,29 +231,38 @@ class SoftwareDeploymentResource(ResourceType):
 
     # --------------------------------------------------------------------- delete
     def delete(self, ctx: ActionContext) -> Progress:
-        if ctx.physical_id is None:
+        # A create that ended before its id was recorded published under its token's id.
+        deployment_id = ctx.physical_id
+        if deployment_id is None and ctx.create_token is not None:
+            deployment_id = token_physical_id(ctx.create_token)
+        if deployment_id is None:
             return Progress(done=True)
         store = deployment_store(ctx)
-        state = store.state(ctx.physical_id)
+        state = store.state(deployment_id)
         if state is None:
             return Progress(done=True)
         wanted = DeployAction.DELETE.value in (ctx.properties.get("actions") or ())
         if not (wanted and state.server_ran):
-            store.remove(ctx.physical_id)
+            store.remove(deployment_id)
             return Progress(done=True)
-        return self._deleted(ctx, store.publish_delete(ctx.physical_id, ctx.idempotency_token))
+        published = store.publish_delete(deployment_id, ctx.idempotency_token)
+        progress = self._deleted(ctx, deployment_id, published)
+        # The id is recorded, so that the polls of this delete read the same deployment.
+        return Progress(progress.done, deployment_id, progress.data, progress.poll_after)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is None:
             return Progress(done=True)
-        return self._deleted(ctx, deployment_store(ctx).state(ctx.physical_id))
+        return self._deleted(ctx, ctx.physical_id, deployment_store(ctx).state(ctx.physical_id))
 
-    def _deleted(self, ctx: ActionContext, state: DeploymentState | None) -> Progress:
+    def _deleted(
+        self, ctx: ActionContext, deployment_id: str, state: DeploymentState | None
+    ) -> Progress:
         if state is None:
             return Progress(done=True)
         progress = self._judge(ctx, state)
-        if progress.done and ctx.physical_id is not None:
-            deployment_store(ctx).remove(ctx.physical_id)
+        if progress.done:
+            deployment_store(ctx).remove(deployment_id)
         return progress
 
     # ----------------------------------------------------------------- attributes

@@ -9,8 +9,10 @@ nothing here, since there is no client to poll and attributes are stored. Waitin
 done by asking to be polled again until the time is up - never by sleeping -
 so a wait can be interrupted, and given a deadline (action_timeout_secs).
 The sandbox work of an action happens at its end, after the wait, so a
-failed action leaves nothing behind. `observe` reads the sandbox object (is it
-there, what value it holds) for previews and the conformance kit.
+failed action leaves nothing behind; one whose worker died after the sandbox work, before
+the object's id was recorded, left an object that its delete finds by the create's token
+(ctx.create_token). `observe` reads the sandbox object (is it there, what value it holds)
+for previews and the conformance kit.
 """
 
 from __future__ import annotations
@@ -192,7 +194,8 @@ class TestResource(ResourceType):
 
     def observe(self, ctx: ActionContext) -> Observed | None:
         """The sandbox object: whether it is there, and the value it holds."""
-        found = ctx.sandbox.get(ctx.physical_id) if ctx.physical_id is not None else None
+        object_id = _object_id(ctx)
+        found = ctx.sandbox.get(object_id) if object_id is not None else None
         if found is None:
             return Observed(exists=False)
         return Observed(
@@ -222,8 +225,9 @@ class TestResource(ResourceType):
                 )
             ctx.sandbox.update(ctx.physical_id, payload)
             return Progress(done=True)
-        if ctx.physical_id is not None:
-            ctx.sandbox.delete(ctx.physical_id)  # False: already gone, which is what we want
+        leftover = _object_id(ctx)
+        if leftover is not None:
+            ctx.sandbox.delete(leftover)  # False: already gone, which is what we want
         return Progress(done=True)
 
     def _failure(self, ctx: ActionContext, action: str) -> ResourceFailure:
@@ -233,6 +237,14 @@ class TestResource(ResourceType):
             resource=ctx.resource_name,
             action=ctx.action,
         )
+
+
+def _object_id(ctx: ActionContext) -> str | None:
+    """The sandbox object: the physical id's, or, for a create that ended without one, the
+    object its token made (if any)."""
+    if ctx.physical_id is not None:
+        return ctx.physical_id
+    return ctx.sandbox.find(ctx.create_token) if ctx.create_token is not None else None
 
 
 def wait_secs(properties: Mapping[str, Any], action: str) -> float:

@@ -24,6 +24,8 @@ class ValueResource(ResourceType):
     """A value of a declared type, exposed as the attribute 'value'."""
 
     type_name: ClassVar[str] = "OS::Heat::Value"
+    # Its value is kept in its plugin data: a create makes nothing anywhere else.
+    makes_objects: ClassVar[bool] = False
     support_status: ClassVar[SupportStatus] = SupportStatus(version="7.0.0")
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
         "value": PropertySchema(ANY, "The value.", required=True, update_allowed=True),

@@ -38,6 +38,8 @@ class WaitConditionResource(ResourceType):
     """Completes when its handle holds `count` SUCCESS signals; fails on FAILURE or timeout."""
 
     type_name: ClassVar[str] = "OS::Heat::WaitCondition"
+    # It only reads its handle's signals (the handle is the object, and its own resource).
+    makes_objects: ClassVar[bool] = False
     support_status: ClassVar[SupportStatus] = SupportStatus(version="2014.2")
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
         "handle": PropertySchema(

@@ -133,8 +133,13 @@ class WaitConditionHandleResource(ResourceType):
         return ctx.properties.get("signal_transport", TOKEN_SIGNAL) == TOKEN_SIGNAL
 
     def delete(self, ctx: ActionContext) -> Progress:
-        if ctx.physical_id is not None:
-            wait_handle_store(ctx).remove(ctx.physical_id)
+        handle_id = ctx.physical_id
+        if handle_id is None and ctx.create_token is not None:
+            # Its create records the id before it makes the handle; but a create that ended
+            # even before that made it under its token's id, if at all.
+            handle_id = token_physical_id(ctx.create_token)
+        if handle_id is not None:
+            wait_handle_store(ctx).remove(handle_id)
         return Progress(done=True)
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:

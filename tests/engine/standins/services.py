@@ -73,6 +73,15 @@ class StandinSandbox:
             return None
         return {"id": found["id"], "kind": found["kind"], "properties": dict(found["properties"])}
 
+    def find(self, token: str) -> str | None:
+        with self._begin() as work:
+            made = [
+                row
+                for row in work.rows("sandbox_object")
+                if row["token"] == token and not row["deleted"]
+            ]
+        return str(made[0]["id"]) if made else None
+
 
 def _tenant(work: Work, stack_id: str) -> str | None:
     stack = work.get("stack", stack_id)

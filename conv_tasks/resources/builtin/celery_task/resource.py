@@ -4,7 +4,9 @@ Its create, update and delete each send that service's task (`{task, queue, kwar
 the action's idempotency token added as `idempotency_key` (and, to update and delete, the
 resource's `id`), then poll the task's state in the result backend, one read a step, until
 it succeeds (its JSON result becomes the `result` attribute) or fails (its exception's
-message fails the resource). An interrupted or timed-out action revokes the task.
+message fails the resource). An interrupted or timed-out action revokes the task. A create
+that ended before its id was recorded is found by its token: its delete revokes that create
+task, waits while it runs, and sends the delete task with the id it gave.
 
 Exactly once: the task id comes from the token, so a call sent again (a worker died after
 sending, before its step was recorded) is the same task, and one whose result is already
@@ -61,6 +63,8 @@ MIN_POLL = 0.05
 MAX_POLL = 1.0
 # Plugin data: the JSON result of the create or the last update.
 RESULT = "result"
+# Plugin data of a delete of what a create left without an id: its create task still runs.
+AWAITING_CREATE = "awaiting_create"
 # The longest an action may be given (`timeout`), in seconds: a week.
 MAX_TIMEOUT = 7 * 24 * 3600.0
 
@@ -219,10 +223,14 @@ class CeleryTaskResource(ResourceType):
     def delete(self, ctx: ActionContext) -> Progress:
         if not ctx.properties.get("delete"):
             return Progress(done=True)  # no delete task: forgetting it is the whole delete
-        self._start(ctx, DELETE, physical_id=self._physical_id(ctx))
+        if ctx.physical_id is None:
+            return self._delete_leftover(ctx)
+        self._start(ctx, DELETE, physical_id=ctx.physical_id)
         return Progress(done=False, poll_after=MIN_POLL)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
+        if ctx.data.get(AWAITING_CREATE):
+            return self._delete_leftover(ctx)
         state = self._poll(ctx, DELETE)
         if not state.succeeded:
             return self._later(ctx)
@@ -237,6 +245,39 @@ class CeleryTaskResource(ResourceType):
 
     def attributes(self, ctx: ActionContext) -> Mapping[str, Any]:
         return {"result": ctx.data.get(RESULT), "id": ctx.physical_id}
+
+    def _delete_leftover(self, ctx: ActionContext) -> Progress:
+        """The delete of a resource whose create ended without an id (interrupted, failed, its
+        worker killed): its create task (ctx.create_token names it) is revoked, and waited
+        for while a worker runs it; then the delete task is sent with the id the create gave
+        (the create's idempotency key, or what its result holds at id_path). A create task
+        that failed, or never ran, made nothing the resource can name: done."""
+        if ctx.create_token is None:
+            return Progress(done=True)
+        app = self._app(ctx)
+        created = task_id_for(ctx.create_token)
+        task = _what(ctx.properties.get("create"))[0]
+        with self._remote(ctx, f"the create task {task}"):
+            state = remote.read_state(app, created)
+            if not (state.succeeded or state.failed):
+                remote.revoke(app, created)
+        if not (state.pending or state.succeeded or state.failed):
+            # A worker runs it now: the revoke stops it, or it finishes first.
+            later = self._later(ctx)
+            return Progress(False, data={AWAITING_CREATE: True}, poll_after=later.poll_after)
+        id_path = ctx.properties.get("id_path")
+        physical_id: str | None = ctx.create_token
+        if id_path:
+            physical_id = None
+            if state.succeeded:
+                with contextlib.suppress(ValueError):  # no id there: nothing it can name
+                    physical_id = physical_id_at(state.result, str(id_path))
+        if physical_id is None:
+            return Progress(done=True)
+        self._start(ctx, DELETE, physical_id=physical_id)
+        # The id is recorded, so that the polls of this delete are those of any delete.
+        data = {AWAITING_CREATE: None}
+        return Progress(False, physical_id=physical_id, data=data, poll_after=MIN_POLL)
 
     # -------------------------------------------------------------------- steps
 

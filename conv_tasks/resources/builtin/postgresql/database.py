@@ -12,6 +12,7 @@ that is not ours is refused, never taken over or dropped.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import psycopg
@@ -23,6 +24,7 @@ from conv_tasks.resources.builtin.postgresql.marked import (
     drop_ours,
     found_again,
     gone,
+    made_by_create,
     ours,
     read_ours,
 )
@@ -155,6 +157,12 @@ class PostgreSQLDatabase(ResourceType):
     def delete(self, ctx: ActionContext) -> Progress:
         """Drop the database if it is ours, ending the sessions connected to it; one that is
         gone, or that is not ours any more, is left as it is."""
+        if ctx.physical_id is None and ctx.create_token is not None:
+            # Its create records the name before it makes anything, so this one made nothing;
+            # but what it would have made (the name with its mark, its staging copy) is looked
+            # for all the same: gone is what a delete wants.
+            ctx = made_by_create(ctx, _name(ctx))
+            ctx = replace(ctx, data={**ctx.data, STAGING: staging_name(ctx.create_token or "")})
         name = ctx.physical_id
         if name is None and STAGING not in ctx.data:
             return Progress(done=True)  # nothing was ever made
@@ -172,7 +180,7 @@ class PostgreSQLDatabase(ResourceType):
             _drop_staging(conn, ctx.data)
 
     def observe(self, ctx: ActionContext) -> Observed:
-        found = read_ours(ctx, "database", find_database)
+        found = read_ours(made_by_create(ctx, _name(ctx)), "database", find_database)
         if found is None:
             return Observed(exists=False)
         seen: dict[str, Any] = {"name": found.name, "encoding": found.encoding}

@@ -1,18 +1,21 @@
 """The object a resource made, found again by its name and its mark (ownership.py): what its
 update changes, its delete drops and `observe` reads. Whatever else holds the name (the
-object was dropped and somebody made another) is never touched.
+object was dropped and somebody made another) is never touched. A create that ended before
+it recorded its object (its worker died after the server made it) left an object of the
+name its properties give, carrying its create's mark (`made_by_create`).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 from psycopg import sql
 
 from conv_tasks.provider_errors import NotFound, Transient
-from conv_tasks.resources.builtin.postgresql.ownership import carries_mark
+from conv_tasks.resources.builtin.postgresql.ownership import MARK, carries_mark, mark
 from conv_tasks.resources.builtin.postgresql.session import acting
 from conv_tasks.resources.plugin import ActionContext
 
@@ -27,6 +30,16 @@ class Marked(Protocol):
 M = TypeVar("M", bound=Marked)
 # Reads one object by name from the catalogs (catalog.find_database, find_role).
 Finder = Callable[[Any, str], M | None]
+
+
+def made_by_create(ctx: ActionContext, name: str) -> ActionContext:
+    """The context of a version without a physical id whose create ended before it recorded
+    one (ctx.create_token): its object is the one named `name` (as its properties say) that
+    carries that create's mark, if any; anything else of that name is not its own."""
+    if ctx.physical_id is not None or ctx.create_token is None:
+        return ctx
+    made = mark(ctx.create_token, ctx.stack_id, ctx.resource_name)
+    return replace(ctx, physical_id=name, data={**ctx.data, MARK: made})
 
 
 def ours(ctx: ActionContext, conn: Any, find: Finder[M], name: str) -> M | None:
