@@ -10,6 +10,7 @@ operations, and it never starts one.
 from conv_tasks.engine.node.actions import (
     BACKOFF_LAST,
     StepResult,
+    leftover_context,
     masked,
     observing_context,
     run_step,
@@ -27,6 +28,7 @@ __all__ = [
     "StepResult",
     "Verdict",
     "decide",
+    "leftover_context",
     "masked",
     "observing_context",
     "repaired_in_place",

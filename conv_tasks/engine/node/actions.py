@@ -83,6 +83,18 @@ def observing_context(
     return version_context(env, stack_id, tenant, version, plugin, Action.CHECK)
 
 
+def leftover_context(
+    env: EngineEnv, stack_id: str, tenant: str, version: ResourceVersion, plugin: ResourceType
+) -> ActionContext:
+    """The context in which a type's `observe` looks for what the create of `version` made
+    (the conformance kit, once the version's stack was deleted): by its physical id, or,
+    without one, by its create's token (ActionContext.create_token)."""
+    ctx = version_context(env, stack_id, tenant, version, plugin, Action.CHECK)
+    if version.physical_id is not None:
+        return ctx
+    return replace(ctx, create_token=create_token(stack_id, version))
+
+
 def version_context(
     env: EngineEnv,
     stack_id: str,
