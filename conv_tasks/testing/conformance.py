@@ -13,6 +13,8 @@ The checks, in the order they run (those after a failed one they stand on are no
     same token twice            a create started again with its token makes no second object
     interrupt                   a cancelled create ends FAILED as interrupted, interrupt called
     worker killed mid-create    the workers resume it to exactly one object
+    nothing left behind         a create cancelled, or whose worker died, then its stack
+                                deleted: nothing of what it made is left (by its token)
     step budget                 every step measured returned within the type's step_budget
     secrets kept                no connection secret in a worker log, an event or a show
     clean up                    (always; reported when it fails) every stack made is deleted
@@ -40,6 +42,7 @@ from conv_tasks.testing.case import TypeCase
 from conv_tasks.testing.cleanup import CLEAN_UP, clean_up
 from conv_tasks.testing.cluster import Cluster
 from conv_tasks.testing.inprocess import InProcessEngine
+from conv_tasks.testing.leftovers import Leftovers
 from conv_tasks.testing.lifecycle import Lifecycle
 from conv_tasks.testing.measured import Recorder
 from conv_tasks.testing.report import (
@@ -60,6 +63,7 @@ log = logging.getLogger(__name__)
 LEASE_FLOOR = 6.0
 CREATE = "create"
 DELETE = "delete"
+NOTHING_LEFT = "nothing left behind"
 # Every check, in the order they run, and the check each stands on.
 CHECKS: dict[str, str | None] = {
     CREATE: None,
@@ -73,6 +77,7 @@ CHECKS: dict[str, str | None] = {
     "same token twice": None,
     "interrupt": None,
     "worker killed mid-create": None,
+    NOTHING_LEFT: None,
     "step budget": None,
     "secrets kept": None,
 }
@@ -148,6 +153,7 @@ class Conformance:
             "same token twice": hardy.same_token_twice,
             "interrupt": hardy.interrupt,
             "worker killed mid-create": hardy.killed_worker,
+            NOTHING_LEFT: Leftovers(self.cluster, case, engine).nothing_left,
             "step budget": lambda: step_budget(engine, recorder),
             "secrets kept": secrets,
         }

@@ -51,15 +51,23 @@ class SandboxThing(ResourceType):
         return Progress(done=True)
 
     def delete(self, ctx: ActionContext) -> Progress:
-        if ctx.physical_id is not None:
-            ctx.sandbox.delete(ctx.physical_id)
+        made = self.made(ctx)
+        if made is not None:
+            ctx.sandbox.delete(made)
         return Progress(done=True)
 
     def observe(self, ctx: ActionContext) -> Observed | None:
-        found = ctx.sandbox.get(ctx.physical_id) if ctx.physical_id else None
+        made = self.made(ctx)
+        found = ctx.sandbox.get(made) if made else None
         if found is None:
             return Observed(exists=False)
         return Observed(exists=True, properties={"value": found["properties"].get("value")})
+
+    def made(self, ctx: ActionContext) -> str | None:
+        """The object: the physical id's, or what the create with ctx.create_token made."""
+        if ctx.physical_id is not None:
+            return ctx.physical_id
+        return ctx.sandbox.find(ctx.create_token) if ctx.create_token else None
 
 
 class TokenIgnored(SandboxThing):
@@ -127,6 +135,17 @@ class DeleteOnce(SandboxThing):
     def delete(self, ctx: ActionContext) -> Progress:
         if ctx.physical_id is not None and not ctx.sandbox.delete(ctx.physical_id):
             raise Fatal(f"Resource {ctx.resource_name}: object {ctx.physical_id} is not there.")
+        return Progress(done=True)
+
+
+class LeavesLeftovers(SandboxThing):
+    """Deletes only by its physical id: what a create that ended without one made stays."""
+
+    type_name: ClassVar[str] = "Kit::LeavesLeftovers"
+
+    def delete(self, ctx: ActionContext) -> Progress:
+        if ctx.physical_id is not None:
+            ctx.sandbox.delete(ctx.physical_id)
         return Progress(done=True)
 
 
@@ -267,6 +286,7 @@ KIT_TYPES: tuple[type[ResourceType], ...] = (
     ObserveThrottled,
     StartThrottled,
     ThrottledOnce,
+    LeavesLeftovers,
     InterruptRaises,
     ConnectedThing,
     SecretLogger,

@@ -199,6 +199,17 @@ def test_an_interrupt_that_raises_fails_the_interrupt_check(
     assert "the type's interrupt raised RuntimeError: cannot stop" in failure(report, "interrupt")
 
 
+def test_a_delete_that_ignores_the_create_token_fails_the_leftovers_check(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(
+        case("Kit::LeavesLeftovers", plugged_in), checks=["nothing left behind"]
+    )
+    detail = failure(report, "nothing left behind")
+    assert detail.startswith("after the delete (killed after its start): observe finds the object")
+    assert "count_objects says 1 (before the stack ran: 0)" in detail
+
+
 def secret_case(type_name: str, plugged_in: dict[str, str], postgres: PrivatePostgres) -> TypeCase:
     """A case of `type_name` acting through a connection to `postgres`, which has a password."""
     connections = connections_file({"kit-db": postgres.connection()})

@@ -6,7 +6,10 @@ resumed step) finds its own schema and is done; a schema of that name that it di
 refused (AlreadyExists). A change of `owner` is made in place; a change of `name` replaces the
 schema. Delete drops it (RESTRICT: a schema that still holds objects is refused with Conflict);
 one that is gone already is what a delete wants (NotFound). `observe` reads the schema's name
-and owner back. Every step is one or two statements: it never waits for anything.
+and owner back. A create that ended before conv_tasks recorded the schema's name (its worker
+died after the server made it) is deleted all the same: the delete gets the create's token
+(ctx.create_token), and drops the schema of its name that carries that token's mark. Every
+step is one or two statements: it never waits for anything.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ class SchemaResource(ResourceType):
     """A schema in a PostgreSQL database, owned by a role."""
 
     type_name: ClassVar[str] = "Example::PostgreSQL::Schema"
-    sdk_versions: ClassVar[str | None] = ">=1.0,<2"
+    sdk_versions: ClassVar[str | None] = ">=1.2,<2"  # 1.2: ActionContext.create_token
     connection_kind: ClassVar[str | None] = "postgresql"
     properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
         "connection": connection_property("postgresql"),
@@ -112,9 +115,9 @@ class SchemaResource(ResourceType):
         return Progress(done=True, data={"name": name, "owner": owner})
 
     def delete(self, ctx: ActionContext) -> Progress:
-        if ctx.physical_id is None:
+        name = _made(ctx)
+        if name is None:
             return Progress(done=True)  # never made
-        name = ctx.physical_id
         statement = sql.SQL("DROP SCHEMA {} RESTRICT").format(sql.Identifier(name))
         try:
             _run(ctx, lambda conn: conn.execute(statement))
@@ -130,13 +133,14 @@ class SchemaResource(ResourceType):
         return Progress(done=True)
 
     def observe(self, ctx: ActionContext) -> Observed | None:
-        if ctx.physical_id is None:
+        name = _made(ctx)
+        if name is None:
             return Observed(exists=False)
         query = (
             "SELECT n.nspname, r.rolname FROM pg_namespace n "
             "JOIN pg_roles r ON r.oid = n.nspowner WHERE n.nspname = %s"
         )
-        row = _run(ctx, lambda conn: conn.execute(query, (ctx.physical_id,)).fetchone())
+        row = _run(ctx, lambda conn: conn.execute(query, (name,)).fetchone())
         if row is None:
             return Observed(exists=False)
         return Observed(exists=True, properties={"name": row[0], "owner": row[1]})
@@ -152,6 +156,17 @@ class SchemaResource(ResourceType):
         if ctx.physical_id is None:
             raise Fatal(f"Resource {ctx.resource_name}: it has no schema to change.")
         return ctx.physical_id
+
+
+def _made(ctx: ActionContext) -> str | None:
+    """The schema the resource made: its physical id; or, for a create that ended before
+    recording one, the schema its properties name if it carries that create's mark."""
+    if ctx.physical_id is not None:
+        return ctx.physical_id
+    if ctx.create_token is None:
+        return None
+    name = str(ctx.properties.get("name") or "")
+    return name if name and _comment(ctx, name) == MARK + ctx.create_token else None
 
 
 def _comment(ctx: ActionContext, name: str) -> str | None:
