@@ -10,7 +10,13 @@ from dataclasses import replace
 import pytest
 from sqlalchemy import select
 
-from conv_tasks.db.models import SandboxObject
+from conv_tasks.db.models import (
+    SandboxObject,
+    SoftwareConfigRow,
+    SoftwareDeploymentRow,
+    Stack,
+    WaitConditionHandleRow,
+)
 from conv_tasks.db.session import session_scope
 from conv_tasks.testing import (
     CheckedStack,
@@ -28,6 +34,49 @@ def sandbox_objects(stack: CheckedStack) -> int:
         rows = session.scalars(
             select(SandboxObject).where(
                 SandboxObject.token.like(f"{stack.stack_id}:%"), SandboxObject.deleted.is_(False)
+            )
+        )
+        return len(list(rows))
+
+
+def child_stacks(stack: CheckedStack) -> int:
+    """The live child stacks of the stack (a nested stack's, a group's)."""
+    with session_scope(stack.database_url) as session:
+        rows = session.scalars(
+            select(Stack.id).where(
+                Stack.parent_stack_id == stack.stack_id, Stack.deleted_at.is_(None)
+            )
+        )
+        return len(list(rows))
+
+
+def software_configs(stack: CheckedStack) -> int:
+    with session_scope(stack.database_url) as session:
+        rows = session.scalars(
+            select(SoftwareConfigRow.id).where(SoftwareConfigRow.stack_id == stack.stack_id)
+        )
+        return len(list(rows))
+
+
+def deployments(stack: CheckedStack) -> int:
+    """The deployments the resource under test published (its companions' are not counted)."""
+    with session_scope(stack.database_url) as session:
+        rows = session.scalars(
+            select(SoftwareDeploymentRow.id).where(
+                SoftwareDeploymentRow.stack_id == stack.stack_id,
+                SoftwareDeploymentRow.resource_name == stack.resource,
+            )
+        )
+        return len(list(rows))
+
+
+def wait_handles(stack: CheckedStack) -> int:
+    with session_scope(stack.database_url) as session:
+        rows = session.scalars(
+            select(WaitConditionHandleRow.id).where(
+                WaitConditionHandleRow.stack_id == stack.stack_id,
+                WaitConditionHandleRow.resource_name == stack.resource,
+                WaitConditionHandleRow.deleted_at.is_(None),
             )
         )
         return len(list(rows))
@@ -70,6 +119,7 @@ MEMBER = {"type": "OS::Heat::TestResource", "properties": {"value": "member"}}
 CANNOT_OBSERVE = {"observe after create", "observe after delete"}
 NO_SECRETS = {"secrets kept"}
 ONE_STEP = {"interrupt"}  # a create that finishes in its first step has nothing to interrupt
+MAKES_NOTHING = {"nothing left behind"}  # its create makes no object to leave behind
 
 # Each case, and the checks that do not apply to its type (all others must pass).
 CASES = [
@@ -79,7 +129,7 @@ CASES = [
             properties={"length": 8},
             update_replace={"salt": "another"},
         ),
-        CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | {"update in place"},
+        CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | MAKES_NOTHING | {"update in place"},
     ),
     (
         TypeCase(
@@ -87,7 +137,7 @@ CASES = [
             properties={"value": "one", "type": "string"},
             update_in_place={"value": "two"},
         ),
-        CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | {"replacement"},
+        CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | MAKES_NOTHING | {"replacement"},
     ),
     (
         TypeCase(
@@ -95,10 +145,11 @@ CASES = [
             properties={"anything": 1},
             update_in_place={"anything": 2},
         ),
-        CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | {"replacement"},
+        CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | MAKES_NOTHING | {"replacement"},
     ),
     (
-        TypeCase(type_name="OS::Heat::WaitConditionHandle"),  # its create takes two steps
+        # Its create takes two steps.
+        TypeCase(type_name="OS::Heat::WaitConditionHandle", count_objects=wait_handles),
         CANNOT_OBSERVE | NO_SECRETS | {"update in place", "replacement"},
     ),
     (
@@ -106,6 +157,7 @@ CASES = [
             type_name="OS::Heat::SoftwareConfig",
             properties={"config": "echo one"},
             update_replace={"config": "echo two"},
+            count_objects=software_configs,
         ),
         CANNOT_OBSERVE | NO_SECRETS | ONE_STEP | {"update in place"},
     ),
@@ -114,6 +166,7 @@ CASES = [
             type_name="OS::Heat::Stack",
             properties={"template": CHILD_TEMPLATE, "parameters": {"v": "one"}},
             update_in_place={"parameters": {"v": "two"}},
+            count_objects=child_stacks,
         ),
         CANNOT_OBSERVE | NO_SECRETS | {"replacement"},
     ),
@@ -123,6 +176,7 @@ CASES = [
             properties={"count": 1, "resource_def": MEMBER},
             update_in_place={"count": 2},
             update_replace={"index_var": "%i%"},
+            count_objects=child_stacks,
         ),
         CANNOT_OBSERVE | NO_SECRETS,
     ),
@@ -175,7 +229,7 @@ def test_wait_condition_conforms_with_a_host_that_signals(conformance: Conforman
         act=signal_handle_twice,
     )
     report = conformance.check(case)
-    assert {r.check for r in report.not_applicable} == CANNOT_OBSERVE | NO_SECRETS
+    assert {r.check for r in report.not_applicable} == CANNOT_OBSERVE | NO_SECRETS | MAKES_NOTHING
 
 
 def deploy(stack: CheckedStack) -> bool:
@@ -203,6 +257,7 @@ def test_software_deployment_conforms_with_an_agent_that_signals(
         update_in_place={"input_values": {"round": 2}},
         update_replace={"server": "server-2"},
         act=deploy,
+        count_objects=deployments,
     )
     report = conformance.check(case)
     assert {r.check for r in report.not_applicable} == CANNOT_OBSERVE | NO_SECRETS
