@@ -1,11 +1,14 @@
 """A worker killed in the middle of a ConvTasks::HTTP::Resource create leaves exactly one
-object on the server (DESIGN invariant 1, with a REST server that ignores Idempotency-Key).
+object on the server (DESIGN invariant 1, with a REST server that ignores Idempotency-Key),
+and none once the stack is deleted instead of resumed (issue 31).
 
 json-server stores the POST at once but holds its answer; while the worker waits for it,
 its whole process group is SIGKILLed, so the create's outcome is never recorded. Another
 worker takes the action over when its lease runs out and runs the create again, with the
 same token: its POST, with the same chosen id, is refused as a duplicate, and the GET that
-follows adopts the object the dead worker made.
+follows adopts the object the dead worker made. Deleted instead, the resource has no
+physical id (the POST's answer never came back), and its delete removes the object its
+create's token chose the id of.
 """
 
 from __future__ import annotations
@@ -48,3 +51,32 @@ def test_a_worker_killed_between_the_post_and_its_answer_leaves_one_object(
         client.delete(stack_id)
         assert client.wait(stack_id, timeout=60, interval=0.3)["status"] == "DELETE_COMPLETE"
         assert server.objects("killed") == []
+
+
+def test_a_stack_deleted_after_its_worker_died_mid_create_leaves_no_object(
+    database_url: str, tmp_path: Path
+) -> None:
+    with http_cluster(
+        database_url, tmp_path, name="httpleft", workers={"a": 1}, beat=True, lock_ttl=4
+    ) as cluster:
+        server, processes = cluster.server, cluster.processes
+        server.control(hold_posts=1, hold_ms=120_000)
+        client = cluster.client()
+        template = stack_of({"web": http_resource("left", {"name": "once"})})
+        stack_id = client.create("left", template)["stack_id"]
+        deadline = time.monotonic() + 60
+        while not server.objects("left"):  # stored, its answer held
+            assert time.monotonic() < deadline, "the create's POST never reached json-server"
+            time.sleep(0.05)
+        [made] = server.objects("left")
+        processes.kill("a")
+        [resource] = client.resources(stack_id)
+        assert (resource["status"], resource["physical_id"]) == ("CREATE_IN_PROGRESS", None)
+        processes.start_worker("b", concurrency=1)
+        client.delete(stack_id)
+        final = client.wait(stack_id, timeout=120, interval=0.3)
+        assert final["status"] == "DELETE_COMPLETE", final
+        assert server.objects("left") == []
+        deletes = [r for r in server.seen()["requests"] if r["method"] == "DELETE"]
+        assert [r["idempotency_key"].rsplit(":", 1)[1] for r in deletes] == ["DELETE"]
+        assert [r["path"].rsplit("/", 1)[1] for r in deletes] == [str(made["id"])]
