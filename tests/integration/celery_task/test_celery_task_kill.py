@@ -40,6 +40,7 @@ from celery_task_world import (
 )
 from sqlalchemy.engine import make_url
 
+from conv_tasks.client import Client
 from conv_tasks.resources.builtin.celery_task.call import task_id_for
 
 pytestmark = pytest.mark.broker("redis", reason="its brokers are private Redis servers")
@@ -121,11 +122,12 @@ def _stack() -> dict[str, Any]:
     return template({"record": body})
 
 
-def _killed_after_sending(cluster: Cluster, service: ServiceWorld, *, service_up: bool) -> str:
-    """Create the stack on worker `a` and kill it once its create task was sent (and, with
-    the service up, answered), before the step was recorded; the stack's id."""
+def _killed_after_sending(
+    cluster: Cluster, client: Client, service: ServiceWorld, *, service_up: bool
+) -> str:
+    """Create the stack (as `client`'s tenant) on worker `a` and kill it once its create task
+    was sent (and, with the service up, answered), before the step was recorded; its id."""
     processes = cluster.processes
-    client = cluster.client()
     with _connect(cluster.database_url) as hold:
         hold.execute("SELECT pg_advisory_lock(%s)", (HOLD,))
         processes.start_worker("a", concurrency=1)
@@ -155,7 +157,7 @@ def test_a_worker_killed_after_sending_the_create_leaves_one_record(
     client = cluster.client()
     if not service_up:
         service.workers.stop_all(timeout=10)
-    stack_id = _killed_after_sending(cluster, service, service_up=service_up)
+    stack_id = _killed_after_sending(cluster, client, service, service_up=service_up)
     token = f"{stack_id}:"
     try:
         processes.start_worker("b", concurrency=2)
@@ -189,7 +191,7 @@ def test_a_stack_deleted_after_its_worker_died_mid_create_leaves_no_record(
 ) -> None:
     processes = cluster.processes
     client = cluster.client()
-    stack_id = _killed_after_sending(cluster, service, service_up=True)
+    stack_id = _killed_after_sending(cluster, client, service, service_up=True)
     token = f"{stack_id}:"
     [made] = service.records_by(token)
     try:

@@ -62,21 +62,22 @@ def test_a_stack_deleted_after_its_worker_died_mid_create_leaves_no_object(
         server, processes = cluster.server, cluster.processes
         server.control(hold_posts=1, hold_ms=120_000)
         client = cluster.client()
-        template = stack_of({"web": http_resource("left", {"name": "once"})})
+        template = stack_of({"web": http_resource("killed", {"name": "once"})})
         stack_id = client.create("left", template)["stack_id"]
         deadline = time.monotonic() + 60
-        while not server.objects("left"):  # stored, its answer held
+        while not server.objects("killed"):  # stored, its answer held
             assert time.monotonic() < deadline, "the create's POST never reached json-server"
             time.sleep(0.05)
-        [made] = server.objects("left")
+        [made] = server.objects("killed")
         processes.kill("a")
+        processes.start_worker("b", concurrency=1)
+        # Recorded as begun before the POST, with no id: the answer never came back.
         [resource] = client.resources(stack_id)
         assert (resource["status"], resource["physical_id"]) == ("CREATE_IN_PROGRESS", None)
-        processes.start_worker("b", concurrency=1)
         client.delete(stack_id)
         final = client.wait(stack_id, timeout=120, interval=0.3)
         assert final["status"] == "DELETE_COMPLETE", final
-        assert server.objects("left") == []
+        assert server.objects("killed") == []
         deletes = [r for r in server.seen()["requests"] if r["method"] == "DELETE"]
         assert [r["idempotency_key"].rsplit(":", 1)[1] for r in deletes] == ["DELETE"]
         assert [r["path"].rsplit("/", 1)[1] for r in deletes] == [str(made["id"])]
