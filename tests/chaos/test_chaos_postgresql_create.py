@@ -1,6 +1,7 @@
 """A worker killed in the middle of creating a PostgreSQL database and a role leaves exactly
-one of each once another worker resumes the creates; a server that is down holds the creates
-(put off, never failed) until it is back (issue 21).
+one of each once another worker resumes the creates, and none once the stack is deleted
+instead (issue 31); a server that is down holds the creates (put off, never failed) until it
+is back (issue 21).
 
 The test holds a lock that every COMMENT ON needs (a SHARE lock on pg_shdescription), so
 both creates stop at the step that marks their object as ours: the database has been made
@@ -8,7 +9,10 @@ under its staging name (CREATE DATABASE runs in no transaction, so it is there f
 the role has been made in a transaction that is not committed. The worker is killed there
 (SIGKILL on its process group), the lock released, and another worker resumes each create
 with the same token: it marks and renames the staging database instead of making a second
-one, and makes the role once.
+one, and makes the role once. Deleted instead, the database's delete drops its staging copy
+(whose name it recorded first). For a role that was made, marked and committed before its
+worker died, the test also holds pg_auth_members, which only the create's read-back needs:
+the role has no physical id then, and its delete finds it by the create's token (its mark).
 """
 
 from __future__ import annotations
@@ -92,6 +96,59 @@ def test_a_worker_killed_mid_create_leaves_one_database_and_one_role(
     cluster.client.delete(stack_id)
     assert cluster.wait_status(stack_id)["status"] == "DELETE_COMPLETE"
     assert not server.databases() and not server.roles()
+
+
+def _both_waiting_to_mark(watcher: Any) -> bool:
+    rows = watcher.execute(
+        "SELECT query FROM pg_stat_activity WHERE application_name = %s "
+        "AND wait_event_type = 'Lock'",
+        (APPLICATION,),
+    ).fetchall()
+    queries = " ".join(query for (query,) in rows)
+    return "COMMENT ON DATABASE" in queries and "COMMENT ON ROLE" in queries
+
+
+def test_a_stack_deleted_after_its_worker_died_mid_create_leaves_nothing(
+    cluster: TypesCluster,
+) -> None:
+    server, processes = cluster.server, cluster.processes
+    suffix = uuid.uuid4().hex[:8]
+    cluster.start_worker("a", concurrency=2)
+    with server.local() as blocker, server.local() as members, server.local() as watcher:
+        blocker.autocommit = False
+        blocker.execute("LOCK TABLE pg_catalog.pg_shdescription IN SHARE MODE")
+        stack_id = cluster.client.create("left", _template(suffix))["stack_id"]
+        wait_until(lambda: _both_waiting_to_mark(watcher), "both creates waiting to mark")
+        # The role's transaction may go on and commit; its read-back then waits here.
+        members.execute("SET lock_timeout = '20s'")  # never a test that hangs
+        members.autocommit = False
+        members.execute("LOCK TABLE pg_catalog.pg_auth_members IN ACCESS EXCLUSIVE MODE")
+        blocker.rollback()
+
+        def role_read_back_waiting() -> bool:
+            rows = watcher.execute(
+                "SELECT query FROM pg_stat_activity WHERE application_name = %s "
+                "AND wait_event_type = 'Lock'",
+                (APPLICATION,),
+            ).fetchall()
+            return any("pg_auth_members" in query for (query,) in rows)
+
+        wait_until(role_read_back_waiting, "the role made, its read-back waiting")
+        processes.kill("a")
+        # Made, marked, committed (pg_roles: server.roles() would wait for pg_auth_members).
+        made = watcher.execute(
+            "SELECT shobj_description(oid, 'pg_authid') FROM pg_roles WHERE rolname = %s",
+            (f"app_{suffix}",),
+        ).fetchall()
+        assert [comment.startswith(f"conv_tasks:{stack_id}:") for (comment,) in made] == [True]
+        members.rollback()
+
+    cluster.start_worker("b", concurrency=2)
+    cluster.client.delete(stack_id)
+    final = cluster.wait_status(stack_id, timeout=120)
+    assert final["status"] == "DELETE_COMPLETE", final
+    assert not server.databases()  # neither the database nor its staging copy
+    assert not server.roles()
 
 
 def test_a_server_that_is_down_is_waited_for_and_the_create_ends_with_one_of_each(
