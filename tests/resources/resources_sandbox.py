@@ -58,6 +58,10 @@ class MemorySandbox:
             return None
         return {"id": obj.id, "kind": obj.kind, "properties": dict(obj.properties)}
 
+    def find(self, token: str) -> str | None:
+        found = self.by_token.get(token)
+        return found if found is not None and not self.objects[found].deleted else None
+
     def live(self) -> list[SandboxObject]:
         return [o for o in self.objects.values() if not o.deleted]
 

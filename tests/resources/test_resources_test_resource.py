@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from resources_sandbox import MemorySandbox, make_ctx
 from conv_tasks.errors import InvalidInput, ResourceFailure
 from conv_tasks.resources import Progress, prepare_properties
 from conv_tasks.resources.builtin import TestResource
+from conv_tasks.sdk import Observed
 
 
 @pytest.fixture
@@ -263,3 +265,27 @@ def test_heats_client_and_wait_knobs_are_accepted() -> None:
     assert props["update_replace_value"] == "kept"
     defaults = prepared()
     assert (defaults["client_name"], defaults["attr_wait_secs"]) == ("", 0)
+
+
+def test_a_delete_without_a_physical_id_removes_what_its_create_token_made(
+    sandbox: MemorySandbox,
+) -> None:
+    plugin = TestResource()
+    made = plugin.create(make_ctx(TestResource, sandbox, properties={"value": "v"}))
+    # Its worker died before the id was recorded: the delete gets the create's token.
+    left = replace(
+        make_ctx(TestResource, sandbox, action="DELETE", token="stack-1:1:DELETE"),
+        create_token="stack-1:1:CREATE",
+    )
+    seen = plugin.observe(replace(left, action="CHECK"))
+    assert seen is not None and seen.exists
+    assert plugin.delete(left).done
+    assert sandbox.live() == [] and ("delete", made.physical_id) in sandbox.calls
+    assert plugin.observe(replace(left, action="CHECK")) == Observed(exists=False)
+    # Nothing made by that token (or nothing left of it): done, nothing else touched.
+    other = plugin.create(make_ctx(TestResource, sandbox, token="stack-1:2:CREATE"))
+    assert plugin.delete(left).done
+    assert [o.id for o in sandbox.live()] == [other.physical_id]
+    # Without the create's token, a delete with no physical id has nothing to look for.
+    assert plugin.delete(make_ctx(TestResource, sandbox, action="DELETE")).done
+    assert [o.id for o in sandbox.live()] == [other.physical_id]

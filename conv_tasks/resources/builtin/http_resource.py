@@ -240,6 +240,8 @@ class HttpResource(ResourceType):
         the create sent its id for (kept in the data, or made again from ctx.create_token);
         an id the body gave is deleted only if the object there holds that body (as a
         create adopts it), and an id the service was to choose cannot be found."""
+        if ctx.physical_id is None and _property_problem(ctx) is not None:
+            return Progress(done=True)  # its create could send nothing with these properties
         with _target(ctx) as target:
             object_id = ctx.physical_id
             if object_id is None:
@@ -256,6 +258,8 @@ class HttpResource(ResourceType):
         """The object as a GET finds it: gone on a 404, else the fields of its JSON that the
         template's body sets (a service adds its own: an id, timestamps), and its answer as
         the attributes read it."""
+        if ctx.physical_id is None and _property_problem(ctx) is not None:
+            return Observed(exists=False)  # its create could send nothing
         with _target(ctx) as target:
             object_id = ctx.physical_id
             if object_id is None:  # what a create that ended without an id left, if anything
@@ -320,12 +324,12 @@ def _target(ctx: ActionContext) -> Iterator[_Target]:
     client: the connection's, or one of its own for this step only."""
     props, name = ctx.properties, ctx.resource_name
     connected = ctx.connection is not None
+    problem = _property_problem(ctx)
+    if problem is not None:
+        _checked(name, *problem)
     collection = props.get("url")
-    _checked(name, "url", url_problem(collection, connected=connected))
     template = props.get("item_url") or DEFAULT_ITEM_URL
-    _checked(name, "item_url", item_url_problem(template, connected=connected))
     headers = props.get("headers") or {}
-    _checked(name, "headers", headers_problem(headers))
     own: httpx.Client | None = None
     if ctx.connection is not None:
         client = ctx.client()
@@ -351,6 +355,22 @@ def _target(ctx: ActionContext) -> Iterator[_Target]:
     finally:
         if own is not None:
             own.close()
+
+
+def _property_problem(ctx: ActionContext) -> tuple[str, str] | None:
+    """(property, what is wrong with it) of the first property no request can be sent with;
+    None if there is none."""
+    props = ctx.properties
+    connected = ctx.connection is not None
+    problems = (
+        ("url", url_problem(props.get("url"), connected=connected)),
+        (
+            "item_url",
+            item_url_problem(props.get("item_url") or DEFAULT_ITEM_URL, connected=connected),
+        ),
+        ("headers", headers_problem(props.get("headers") or {})),
+    )
+    return next(((prop, problem) for prop, problem in problems if problem is not None), None)
 
 
 def _checked(resource: str, prop: str, problem: str | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -268,6 +268,61 @@ def test_a_delete_of_an_object_already_gone_is_done(
     assert step.done and step.failed is None
     assert plugin.delete(context("DELETE")).done  # nothing was ever made
     assert [r.method for r in service.requests] == ["DELETE", "DELETE"]
+
+
+def _left(context: Callable[..., ActionContext], action: str, **properties: Any) -> ActionContext:
+    """The context of a step on a version whose create (TOKEN) ended without a physical id."""
+    token = TOKEN.replace(":CREATE", f":{action}")
+    return replace(context(action, token=token, **properties), create_token=TOKEN)
+
+
+def test_a_delete_of_a_create_that_ended_without_an_id_removes_the_object_its_token_chose(
+    service: StandIn, context: Callable[..., ActionContext]
+) -> None:
+    plugin = HttpResource()
+    assert plugin.create(context()).done  # its worker died before the answer was recorded
+    chosen = token_physical_id(TOKEN)
+    seen = plugin.observe(_left(context, "CHECK"))
+    assert seen is not None and seen.exists
+    step = run_step(plugin, _left(context, "DELETE"), first=True)
+    assert step.done and step.failed is None
+    assert service.objects == {}
+    delete = service.requests[-1]
+    assert (delete.method, delete.url.path) == ("DELETE", f"/api/items/{chosen}")
+    assert delete.headers["idempotency-key"] == "stack-1:42:DELETE"
+    gone = plugin.observe(_left(context, "CHECK"))
+    assert gone is not None and not gone.exists
+    # Nothing there (any more): a 404, which is what a delete wants.
+    again = run_step(plugin, _left(context, "DELETE"), first=True)
+    assert again.done and again.failed is None
+
+
+def test_a_delete_by_token_of_an_id_the_body_gave_removes_only_an_object_holding_the_body(
+    service: StandIn, context: Callable[..., ActionContext]
+) -> None:
+    body = {"id": "web-1", "name": "web"}
+    service.objects["web-1"] = {"id": "web-1", "name": "theirs"}
+    plugin = HttpResource()
+    assert plugin.delete(_left(context, "DELETE", body=body)).done
+    assert service.objects == {"web-1": {"id": "web-1", "name": "theirs"}}  # not ours
+    seen = plugin.observe(_left(context, "CHECK", body=body))
+    assert seen is not None and not seen.exists
+    service.objects["web-1"] = {"id": "web-1", "name": "web", "added": 1}
+    assert plugin.delete(_left(context, "DELETE", body=body)).done
+    assert service.objects == {}
+
+
+def test_a_delete_by_token_that_cannot_name_the_object_sends_nothing(
+    service: StandIn, context: Callable[..., ActionContext]
+) -> None:
+    plugin = HttpResource()
+    # The service was to choose the id: only it knows which object the POST made.
+    assert plugin.delete(_left(context, "DELETE", choose_id=False)).done
+    # Properties no request can be sent with: the create sent nothing either.
+    assert plugin.delete(_left(context, "DELETE", url="http://elsewhere.test/items")).done
+    seen = plugin.observe(_left(context, "CHECK", url="http://elsewhere.test/items"))
+    assert seen is not None and not seen.exists
+    assert service.requests == []
 
 
 def test_observe_reads_the_fields_the_template_sets(

@@ -12,7 +12,6 @@ that is not ours is refused, never taken over or dropped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, ClassVar
 
 import psycopg
@@ -157,15 +156,11 @@ class PostgreSQLDatabase(ResourceType):
     def delete(self, ctx: ActionContext) -> Progress:
         """Drop the database if it is ours, ending the sessions connected to it; one that is
         gone, or that is not ours any more, is left as it is."""
-        if ctx.physical_id is None and ctx.create_token is not None:
-            # Its create records the name before it makes anything, so this one made nothing;
-            # but what it would have made (the name with its mark, its staging copy) is looked
-            # for all the same: gone is what a delete wants.
-            ctx = made_by_create(ctx, _name(ctx))
-            ctx = replace(ctx, data={**ctx.data, STAGING: staging_name(ctx.create_token or "")})
         name = ctx.physical_id
         if name is None and STAGING not in ctx.data:
-            return Progress(done=True)  # nothing was ever made
+            # Nothing was ever made: a create records the name (and the staging name) before
+            # it makes anything, so one that ended without them (ctx.create_token) made none.
+            return Progress(done=True)
         doing = f"dropping database {name!r}" if name else "dropping an unfinished database"
         with acting(ctx, doing) as conn:
             drop_ours(ctx, conn, "database", find_database, statements.drop_database)
@@ -180,7 +175,7 @@ class PostgreSQLDatabase(ResourceType):
             _drop_staging(conn, ctx.data)
 
     def observe(self, ctx: ActionContext) -> Observed:
-        found = read_ours(made_by_create(ctx, _name(ctx)), "database", find_database)
+        found = read_ours(made_by_create(ctx, "database"), "database", find_database)
         if found is None:
             return Observed(exists=False)
         seen: dict[str, Any] = {"name": found.name, "encoding": found.encoding}

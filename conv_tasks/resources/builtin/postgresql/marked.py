@@ -15,7 +15,12 @@ from typing import Any, Protocol, TypeVar
 from psycopg import sql
 
 from conv_tasks.provider_errors import NotFound, Transient
-from conv_tasks.resources.builtin.postgresql.ownership import MARK, carries_mark, mark
+from conv_tasks.resources.builtin.postgresql.ownership import (
+    MARK,
+    carries_mark,
+    mark,
+    name_problem,
+)
 from conv_tasks.resources.builtin.postgresql.session import acting
 from conv_tasks.resources.plugin import ActionContext
 
@@ -32,11 +37,16 @@ M = TypeVar("M", bound=Marked)
 Finder = Callable[[Any, str], M | None]
 
 
-def made_by_create(ctx: ActionContext, name: str) -> ActionContext:
+def made_by_create(ctx: ActionContext, kind: str) -> ActionContext:
     """The context of a version without a physical id whose create ended before it recorded
-    one (ctx.create_token): its object is the one named `name` (as its properties say) that
-    carries that create's mark, if any; anything else of that name is not its own."""
-    if ctx.physical_id is not None or ctx.create_token is None:
+    one (ctx.create_token): its object is the `kind` named as its `name` property says that
+    carries that create's mark, if any; anything else of that name is not its own. A name
+    PostgreSQL would not keep made nothing (the create failed on it): the context then
+    names no object."""
+    name = ctx.properties.get("name")
+    if ctx.physical_id is not None or ctx.create_token is None or not isinstance(name, str):
+        return ctx
+    if name_problem(kind, name) is not None:
         return ctx
     made = mark(ctx.create_token, ctx.stack_id, ctx.resource_name)
     return replace(ctx, physical_id=name, data={**ctx.data, MARK: made})

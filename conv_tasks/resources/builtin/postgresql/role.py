@@ -152,7 +152,7 @@ class PostgreSQLRole(ResourceType):
         or holds privileges is not dropped: the delete fails with Conflict, naming them, and
         nothing of anybody's is reassigned or dropped with it. A create that ended before
         it recorded the role left one carrying its create's mark, if any: that one goes."""
-        ctx = made_by_create(ctx, _name(ctx))
+        ctx = made_by_create(ctx, "role")
         if ctx.physical_id is not None:
             with acting(ctx, f"dropping role {ctx.physical_id!r}") as conn:
                 drop_ours(ctx, conn, "role", find_role, statements.drop_role)
@@ -160,7 +160,7 @@ class PostgreSQLRole(ResourceType):
 
     def observe(self, ctx: ActionContext) -> Observed:
         """The role's name, login and memberships (its password cannot be read back)."""
-        found = read_ours(made_by_create(ctx, _name(ctx)), "role", find_role)
+        found = read_ours(made_by_create(ctx, "role"), "role", find_role)
         if found is None:
             return Observed(exists=False)
         seen = {
