@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -328,6 +329,71 @@ def test_update_and_delete_hand_the_id_and_without_a_task_do_nothing(
     ]
     assert plugin.update(_ctx(connections, "UPDATE")).done
     assert plugin.delete(_ctx(connections, "DELETE")).done
+
+
+DELETE_CALL = {"task": "svc.delete", "queue": QUEUE}
+
+
+def _left(connections: Connections, create: ActionContext, **properties: Any) -> ActionContext:
+    """The delete of the version whose create (`create`) ended without a physical id."""
+    given = _ctx(connections, "DELETE", delete=DELETE_CALL, **properties)
+    return replace(given, physical_id=None, create_token=create.idempotency_token)
+
+
+def test_a_delete_of_a_create_that_ended_without_an_id_waits_for_its_task_then_deletes_it(
+    connections: Connections,
+) -> None:
+    plugin = CeleryTaskResource()
+    create = _ctx(connections, id_path="id")
+    plugin.create(create)  # its worker died before the step was recorded
+    app = _app(create)
+    _sent(app)
+    created = task_id_for(create.idempotency_token)
+    app.backend.store_result(created, None, "STARTED")
+    left = _left(connections, create, id_path="id")
+
+    waiting = plugin.delete(left)  # a worker runs the create: revoked, and waited for
+    assert not waiting.done and waiting.data == {"awaiting_create": True}
+    assert _sent(app) == []
+    app.backend.store_result(created, {"id": "rec-3"}, "SUCCESS")  # it finished first
+    sent = plugin.check_delete(replace(left, data=dict(waiting.data)))
+
+    assert not sent.done and sent.physical_id == "rec-3"
+    assert [(task, kwargs) for _, task, kwargs in _sent(app)] == [
+        ("svc.delete", {"idempotency_key": left.idempotency_token, "id": "rec-3"})
+    ]
+
+
+def test_a_delete_by_token_hands_the_create_token_as_the_id_without_an_id_path(
+    connections: Connections,
+) -> None:
+    plugin = CeleryTaskResource()
+    create = _ctx(connections)
+    app = _app(create)
+    left = _left(connections, create)  # the create may still be queued: it is revoked
+
+    sent = plugin.delete(left)
+
+    assert not sent.done and sent.physical_id == create.idempotency_token
+    assert [(task, kwargs) for _, task, kwargs in _sent(app)] == [
+        (
+            "svc.delete",
+            {"idempotency_key": left.idempotency_token, "id": create.idempotency_token},
+        )
+    ]
+
+
+@pytest.mark.parametrize("state", ["PENDING", "FAILURE", "REVOKED"])
+def test_a_delete_by_token_of_a_create_that_made_nothing_it_can_name_sends_nothing(
+    connections: Connections, state: str
+) -> None:
+    plugin = CeleryTaskResource()
+    create = _ctx(connections, id_path="id")
+    app = _app(create)
+    if state != "PENDING":
+        app.backend.store_result(task_id_for(create.idempotency_token), None, state)
+    assert plugin.delete(_left(connections, create, id_path="id")).done
+    assert _sent(app) == []
 
 
 def test_polls_come_soon_then_further_apart(connections: Connections) -> None:

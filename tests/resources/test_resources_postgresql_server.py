@@ -22,7 +22,7 @@ from conv_tasks.resources import ActionContext, Progress
 from conv_tasks.resources.builtin.postgresql import PostgreSQLDatabase, PostgreSQLRole
 from conv_tasks.resources.builtin.postgresql import statements as sql
 from conv_tasks.resources.builtin.postgresql.ownership import staging_name
-from conv_tasks.resources.plugin import CREATE, DELETE, UPDATE
+from conv_tasks.resources.plugin import CHECK, CREATE, DELETE, UPDATE
 
 STACK = str(uuid.uuid4())
 
@@ -339,3 +339,41 @@ def test_an_update_of_an_object_dropped_behind_our_back_is_not_found(
         steps.run(steps.ctx(UPDATE, {"name": name}, physical_id=name, data=made.data))
     assert f"role {name!r} does not exist any more" in str(gone.value)
     assert not steps.plugin.observe(made).exists
+
+
+def test_a_role_made_by_a_create_that_ended_without_an_id_is_dropped_by_its_token(
+    server: PasswordPostgres, connections: Connections
+) -> None:
+    name = _unique("left")
+    role = _role(connections)
+    made = role.plugin.create(role.ctx(CREATE, {"name": name}, version=5))
+    assert made.done and name in server.roles()  # its worker died before recording it
+
+    def left(action: str, create: int, **properties: Any) -> ActionContext:
+        given = role.ctx(action, {"name": name, **properties}, version=5)
+        return replace(given, create_token=f"{STACK}:{create}:CREATE")
+
+    assert role.plugin.observe(left(CHECK, 5)).exists
+    # Another version's create token did not make it: its delete leaves it alone.
+    assert not role.plugin.observe(left(CHECK, 6)).exists
+    role.run(left(DELETE, 6))
+    assert name in server.roles()
+    role.run(left(DELETE, 5))
+    assert name not in server.roles()
+    assert not role.plugin.observe(left(CHECK, 5)).exists
+    # A name PostgreSQL would not keep made nothing: its delete is done without a word.
+    assert role.plugin.delete(left(DELETE, 5, name="x" * 70)).done
+
+
+def test_a_database_whose_create_ended_without_an_id_made_nothing_to_drop(
+    server: PasswordPostgres, connections: Connections
+) -> None:
+    name = _unique("never")
+    database = _database(connections)
+    given = database.ctx(DELETE, {"name": name, "encoding": "UTF8"}, version=9)
+    left = replace(given, create_token=f"{STACK}:9:CREATE", connection=None)
+    # Its create records the name before it makes anything: nothing to look for, nowhere.
+    assert database.plugin.delete(left).done
+    made = database.run(database.ctx(CREATE, {"name": name, "encoding": "UTF8"}, version=9))
+    seen = replace(given, action=CHECK, create_token=f"{STACK}:9:CREATE")
+    assert made.physical_id == name and database.plugin.observe(seen).exists
