@@ -152,6 +152,20 @@ def test_update_delete_and_interrupt_act_on_the_child() -> None:
     assert children.calls[-1] == ("made_for", "tok")
 
 
+def test_a_delete_without_a_physical_id_finds_the_child_its_create_token_made() -> None:
+    class Made(FakeChildren):
+        def made_for(self, *, parent_stack_id: str, token: str) -> str | None:
+            super().made_for(parent_stack_id=parent_stack_id, token=token)
+            return "c" if token == "parent:7:CREATE" else None
+
+    children = Made({"c": ChildStack("c", "n", "CREATE", "IN_PROGRESS")})
+    left = _ctx(children, action="DELETE", idempotency_token="parent:7:DELETE")
+    progress = HeatStackResource().delete(replace(left, create_token="parent:7:CREATE"))
+    # The child is deleted, and its id kept for the polls that wait for it.
+    assert not progress.done and progress.physical_id == "c"
+    assert children.calls == [("made_for", "parent:7:CREATE"), ("delete", "c")]
+
+
 def test_without_the_service_the_action_fails_clearly() -> None:
     with pytest.raises(ResourceFailure, match="no nested-stack service"):
         HeatStackResource().create(_ctx(None))

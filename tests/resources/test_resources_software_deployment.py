@@ -227,6 +227,43 @@ def test_delete_asks_nothing_of_a_server_that_never_ran_the_deployment() -> None
     assert gone.done and store.states == {}
 
 
+def test_a_delete_without_a_physical_id_removes_what_its_create_token_published() -> None:
+    store = MemoryDeployments()
+    config_ctx = _ctx(store, SoftwareConfigResource, properties=CONFIG_PROPS, name="config")
+    config_id = SoftwareConfigResource().create(config_ctx).physical_id or ""
+    ctx = _deploy_ctx(store, config_id)
+    started = SoftwareDeploymentResource().create(ctx)  # its worker died: no id recorded
+    assert started.physical_id in store.states
+    # The deletes get the create's token (the engine's ActionContext.create_token).
+    gone = SoftwareDeploymentResource().delete(
+        replace(
+            ctx, action="DELETE", idempotency_token="t:DELETE", create_token=ctx.idempotency_token
+        )
+    )
+    assert gone.done and store.states == {}
+    config_gone = SoftwareConfigResource().delete(
+        replace(config_ctx, action="DELETE", create_token=config_ctx.idempotency_token)
+    )
+    assert config_gone.done and config_id not in store.configs
+
+
+def test_a_delete_by_token_that_asks_the_server_records_the_deployments_id() -> None:
+    store = MemoryDeployments()
+    ctx = _deploy_ctx(store, _config(store), properties={"actions": ["CREATE", "DELETE"]})
+    plugin = SoftwareDeploymentResource()
+    started = plugin.create(ctx)
+    store.server_signals(started.physical_id or "", "COMPLETE")
+    left = replace(
+        ctx, action="DELETE", idempotency_token="t:DELETE", create_token=ctx.idempotency_token
+    )
+    progress = plugin.delete(left)
+    # Polled with the id it found, like any delete.
+    assert not progress.done and progress.physical_id == started.physical_id
+    store.server_signals(started.physical_id or "", "COMPLETE")
+    assert plugin.check_delete(_after(left, progress)).done
+    assert store.states == {}
+
+
 def test_polls_start_quick_and_slow_down() -> None:
     assert poll_after(0) == 0.5
     assert poll_after(20) == 2.0

@@ -104,6 +104,18 @@ def test_a_repeated_create_keeps_the_handles_id_and_signals() -> None:
     assert matches(attrs["token"], store.handles[handle_id].credential_hash)
 
 
+def test_a_delete_without_a_physical_id_removes_the_handle_of_its_create_token() -> None:
+    store = MemoryWaitHandles()
+    ctx = _ctx(store, WaitConditionHandleResource)
+    plugin = WaitConditionHandleResource()
+    started = plugin.create(ctx)
+    made = replace(ctx, physical_id=started.physical_id, data=dict(started.data))
+    assert plugin.check_create(made).done  # made: its worker died before it was recorded
+    left = replace(ctx, action="DELETE", create_token=ctx.idempotency_token)
+    assert plugin.delete(left).done
+    assert store.handles[started.physical_id or ""].deleted
+
+
 def test_no_signal_transport_has_no_token_and_null_attributes() -> None:
     store = MemoryWaitHandles()
     handle_id, attrs = _handle(store, signal_transport="NO_SIGNAL")
