@@ -10,7 +10,11 @@ gets an ActionContext: the properties, the idempotency token (the same token mus
 two things: a retried or resumed step gets the same one), the plugin data kept so far, the
 physical id, and the ready client of the resource's connection (`ctx.client()`). Raise the
 errors below for what the service answers; the engine retries, backs off or fails
-accordingly. A rule that spans several properties is the classmethod
+accordingly. A create that ended before it returned a physical id (interrupted, failed,
+its worker killed) still gets a delete: `ctx.physical_id` is None and `ctx.create_token`
+(SDK 1.2) is the create's token, by which the type finds what that create made ("not
+found" is done); a type whose create makes nothing outside conv_tasks sets
+`makes_objects = False`. A rule that spans several properties is the classmethod
 `properties_problems`, which returns Problems naming their paths. A property that holds a
 credential (a password) is named in the type's `secret_properties`: it is masked wherever
 it would be shown. Packages plug types in
