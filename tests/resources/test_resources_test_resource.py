@@ -93,7 +93,9 @@ def test_action_wait_secs_overrides_wait_secs_per_action(sandbox: MemorySandbox)
     assert plugin.create(make_ctx(TestResource, sandbox, properties=props)).done
     update = make_ctx(TestResource, sandbox, action="UPDATE", properties=props, physical_id="x")
     assert not plugin.update(update).done
-    delete = make_ctx(TestResource, sandbox, action="DELETE", properties=props, now=1000.5)
+    delete = make_ctx(
+        TestResource, sandbox, action="DELETE", properties=props, physical_id="x", now=1000.5
+    )
     assert not plugin.delete(delete).done
 
 
@@ -289,3 +291,19 @@ def test_a_delete_without_a_physical_id_removes_what_its_create_token_made(
     # Without the create's token, a delete with no physical id has nothing to look for.
     assert plugin.delete(make_ctx(TestResource, sandbox, action="DELETE")).done
     assert [o.id for o in sandbox.live()] == [other.physical_id]
+
+
+def test_a_delete_by_token_waits_only_when_its_create_made_something(
+    sandbox: MemorySandbox,
+) -> None:
+    plugin = TestResource()
+    slow = {"action_wait_secs": {"create": 0, "delete": 30}}
+    nothing = replace(
+        make_ctx(TestResource, sandbox, action="DELETE", properties=slow),
+        create_token="stack-1:9:CREATE",
+    )
+    assert plugin.delete(nothing).done  # its create made nothing: no wait for nothing
+    plugin.create(make_ctx(TestResource, sandbox, properties=slow, token="stack-1:9:CREATE"))
+    [made] = sandbox.live()
+    waiting = plugin.delete(nothing)
+    assert not waiting.done and waiting.physical_id == made.id  # recorded, for the polls

@@ -18,6 +18,7 @@ for previews and the conformance kit.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from conv_tasks.errors import ResourceFailure
@@ -162,10 +163,22 @@ class TestResource(ResourceType):
         return self._step(ctx, UPDATE)
 
     def delete(self, ctx: ActionContext) -> Progress:
-        return self._step(ctx, DELETE)
+        return self._deleting(ctx)
 
     def check_delete(self, ctx: ActionContext) -> Progress:
-        return self._step(ctx, DELETE)
+        return self._deleting(ctx)
+
+    def _deleting(self, ctx: ActionContext) -> Progress:
+        """A delete takes its time (and fails on demand) only if there is an object: one of a
+        create that ended without an id is what its token made, if anything (the object's id
+        is then recorded, for the polls)."""
+        if ctx.physical_id is not None:
+            return self._step(ctx, DELETE)
+        found = _object_id(ctx)
+        if found is None:
+            return Progress(done=True)  # its create made nothing: nothing to wait for
+        progress = self._step(replace(ctx, physical_id=found), DELETE)
+        return progress if progress.done else replace(progress, physical_id=found)
 
     def check(self, ctx: ActionContext) -> Progress:
         waited = (ctx.properties.get("action_wait_secs") or {}).get("check")
@@ -225,9 +238,8 @@ class TestResource(ResourceType):
                 )
             ctx.sandbox.update(ctx.physical_id, payload)
             return Progress(done=True)
-        leftover = _object_id(ctx)
-        if leftover is not None:
-            ctx.sandbox.delete(leftover)  # False: already gone, which is what we want
+        if ctx.physical_id is not None:
+            ctx.sandbox.delete(ctx.physical_id)  # False: already gone, which is what we want
         return Progress(done=True)
 
     def _failure(self, ctx: ActionContext, action: str) -> ResourceFailure:
