@@ -206,8 +206,11 @@ def test_a_delete_that_ignores_the_create_token_fails_the_leftovers_check(
         case("Kit::LeavesLeftovers", plugged_in), checks=["nothing left behind"]
     )
     detail = failure(report, "nothing left behind")
-    assert detail.startswith("after the delete (killed after its start): observe finds the object")
+    assert detail.startswith(
+        "after the delete (killed after its start): the type's observe finds the object"
+    )
     assert "count_objects says 1 (before the stack ran: 0)" in detail
+    assert detail.endswith("the type's delete did not find it by that token (ctx.create_token)")
 
 
 def secret_case(type_name: str, plugged_in: dict[str, str], postgres: PrivatePostgres) -> TypeCase:
