@@ -12,6 +12,7 @@ takes time is recorded as started and polled, like any action.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -21,8 +22,10 @@ from conv_tasks.engine.node.delivery import NodeRun, Outcome
 from conv_tasks.engine.node.leftovers import unfinished_create
 from conv_tasks.engine.node.steps import stop_action
 from conv_tasks.engine.payload import NodeOutput
-from conv_tasks.errors import NotFound
+from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.statuses import Action, Status
+
+log = logging.getLogger(__name__)
 
 RETAINED = "deletion_policy is Retain: the physical resource is kept"
 
@@ -88,7 +91,15 @@ def _left_something(run: NodeRun, version: ResourceVersion) -> bool:
     """Whether a version without a physical id may have left an object that only a delete by
     its create's token can find (its type asked only for a create that began and did not
     complete)."""
-    return unfinished_create(version) and run.plugin(version).makes_objects
+    if not unfinished_create(version):
+        return False
+    try:
+        return run.plugin(version).makes_objects
+    except ConvTasksError as exc:
+        # Its type is gone (a provider template nobody has any more): nothing can be asked
+        # to delete by token, and the row goes, as it always did.
+        log.warning("resource %s: version %s left without a delete: %s", run.name, version.id, exc)
+        return False
 
 
 def _abandoned_create(version: ResourceVersion) -> bool:

@@ -201,6 +201,20 @@ def test_the_version_an_update_in_place_took_the_object_from_gets_no_delete_by_t
     assert seen_deletes == []
 
 
+def test_a_version_whose_type_is_gone_is_dropped_as_before(
+    stacks: TenantStacks, db: StandinDatabase, dispatcher: RecordingDispatcher
+) -> None:
+    stack_id = _create(stacks, {"r": made_first(polls=1, fail=True)})
+    dispatcher.drain(stacks.env)
+    # The type is no longer installed: nothing can be asked to delete by token.
+    stacks.env.registry = stepped_registry()
+    stacks.delete(stack_id)
+    dispatcher.drain(stacks.env)
+    assert db.stack(stack_id).state == "DELETE_COMPLETE"
+    assert seen_deletes == []
+    assert _live_objects(db) == ["v1"]
+
+
 def test_a_type_that_makes_nothing_is_not_recorded_before_its_step(
     stacks: TenantStacks, db: StandinDatabase, dispatcher: RecordingDispatcher
 ) -> None:
