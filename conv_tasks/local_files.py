@@ -27,8 +27,7 @@ from urllib.parse import unquote, urlparse
 
 from conv_tasks.errors import FilesError, Problem, TemplateError
 from conv_tasks.limits import MAX_FILES, MAX_FILES_BYTES
-from conv_tasks.template.environment import is_provider
-from conv_tasks.template.yaml_source import parse_yaml
+from conv_tasks.template import is_provider, parse_yaml
 
 
 @dataclass(frozen=True)

@@ -179,7 +179,9 @@ def _imports(tree: Tree, module: str, path: Path, source: ast.Module) -> Iterato
                 return
             for alias in node.names:
                 target = f"{base}.{alias.name}"
-                yield Import(module, shown, node.lineno, target if target in tree.modules else base, how)
+                yield Import(
+                    module, shown, node.lineno, target if target in tree.modules else base, how
+                )
         for child in ast.iter_child_nodes(node):
             yield from walk(child, how)
 
@@ -335,8 +337,7 @@ def _import_breaches(tree: Tree, imported: Import) -> Iterator[Breach]:
             where = "the same layer as" if rank[lower] == rank[upper] else "a layer above"
             yield breach(
                 "layer",
-                f"{module} imports {target}: {lower} is in {where} {upper} "
-                f"({common}'s LAYERS)",
+                f"{module} imports {target}: {lower} is in {where} {upper} ({common}'s LAYERS)",
             )
 
 

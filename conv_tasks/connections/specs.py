@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from conv_tasks.errors import Problem
-from conv_tasks.resources.plugin import CONNECTION_KINDS
+from conv_tasks.sdk import CONNECTION_KINDS
 
 POSTGRESQL, HTTP, CELERY = CONNECTION_KINDS
 KINDS = CONNECTION_KINDS

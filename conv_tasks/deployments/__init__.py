@@ -6,3 +6,60 @@ sent about its deployments (metadata), what a signal from a server means
 database side is conv_tasks.db.deployments; the tasks that serve servers
 are the engine's features/deployments. Nothing here opens a connection.
 """
+
+from conv_tasks.deployments.credentials import (
+    credential_hash,
+    matches,
+    new_credential,
+    signal_credential,
+)
+from conv_tasks.deployments.metadata import PublishedAction, metadata_entry
+from conv_tasks.deployments.records import (
+    CONV_TASKS_SIGNAL,
+    HEAT_TRANSPORTS,
+    INPUT_TYPES,
+    UNGROUPED,
+    ConfigInput,
+    ConfigOutput,
+    DeployAction,
+    DeploymentAction,
+    DeploymentState,
+    DeployStatus,
+    SoftwareConfig,
+)
+from conv_tasks.deployments.signals import (
+    STANDARD_OUTPUTS,
+    STATUS_CODE,
+    STDERR,
+    STDOUT,
+    SignalVerdict,
+    interpret_signal,
+)
+from conv_tasks.deployments.store import DeploymentStore
+
+__all__ = [
+    "CONV_TASKS_SIGNAL",
+    "HEAT_TRANSPORTS",
+    "INPUT_TYPES",
+    "STANDARD_OUTPUTS",
+    "STATUS_CODE",
+    "STDERR",
+    "STDOUT",
+    "UNGROUPED",
+    "ConfigInput",
+    "ConfigOutput",
+    "DeployAction",
+    "DeployStatus",
+    "DeploymentAction",
+    "DeploymentState",
+    "DeploymentStore",
+    "PublishedAction",
+    "SignalVerdict",
+    "SoftwareConfig",
+    "credential_hash",
+    "interpret_signal",
+    "matches",
+    "metadata_entry",
+    "new_credential",
+    "signal_credential",
+]

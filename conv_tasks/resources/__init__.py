@@ -1,90 +1,59 @@
-"""Resource types: the plugin interface, their schemas, and the registry that finds them.
+"""Resource types as the engine finds and runs them: the registry (the built-in types and
+those packages plug in through entry points), provider templates made types, and each
+resource's properties prepared for an action.
 
-A plugin sees of the outside world only what its ActionContext hands it: the Sandbox, the
-DeploymentStore, or the ready client of the resource's connection (a psycopg connection, an
-httpx.Client, a Celery app: conv_tasks.connections makes and caches them). The built-in types
-that change real things (PostgreSQL, HTTP, Celery) act through that client; this package
-never opens a connection to conv_tasks' own database or Redis. Authors import from
-conv_tasks.sdk, the stable face of this package.
+The plugin interface itself is conv_tasks.sdk's; this face hands the engine the part of it
+the engine uses, so that the engine asks one face about types. A plugin sees of the outside
+world only what its ActionContext hands it: the Sandbox, the DeploymentStore, or the ready
+client of the resource's connection (a psycopg connection, an httpx.Client, a Celery app:
+conv_tasks.connections makes and caches them). The built-in types (builtin/) use
+conv_tasks.sdk alone, as any author's would; this package never opens a connection to
+conv_tasks' own database or Redis, and never imports the engine.
 """
 
 from __future__ import annotations
 
 from conv_tasks.resources.deprecation import deprecation_warnings
-from conv_tasks.resources.plugin import (
-    ActionContext,
-    Progress,
-    ResourceType,
-    Sandbox,
-    can_observe,
-    token_physical_id,
+from conv_tasks.resources.properties import prepare_properties
+from conv_tasks.resources.provider_template import (
+    ProviderTemplateResource,
+    provider_template_type,
 )
-from conv_tasks.resources.properties import prepare_properties, static_problems
 from conv_tasks.resources.registry import (
-    ENTRY_POINT_GROUP,
     Registry,
     build_registry,
     default_registry,
     load_entry_point_types,
     template_problems,
+    type_lookup,
 )
 from conv_tasks.resources.sandbox_faults import with_faults as sandbox_with_faults
-from conv_tasks.resources.schema import (
-    ANY,
-    BOOLEAN,
-    INTEGER,
-    LIST,
-    MAP,
-    NUMBER,
-    STRING,
-    AttributeSchema,
-    Constraint,
-    PropertySchema,
-)
 from conv_tasks.resources.skeleton import hot_skeleton
-from conv_tasks.resources.support import (
-    DEPRECATED,
-    HIDDEN,
-    SUPPORTED,
-    UNSUPPORTED,
-    SupportStatus,
-)
-from conv_tasks.resources.translation import (
-    ADD,
-    DELETE,
-    REPLACE,
-    RESOLVE,
-    TranslationRule,
-    translate,
+from conv_tasks.sdk import (
+    ENTRY_POINT_GROUP,
+    ActionContext,
+    ChildRequest,
+    ChildStacks,
+    Progress,
+    ResourceType,
+    Sandbox,
+    TypeLookup,
+    can_observe,
+    static_problems,
+    token_physical_id,
 )
 
 __all__ = [
-    "ADD",
-    "ANY",
-    "BOOLEAN",
-    "DELETE",
-    "DEPRECATED",
     "ENTRY_POINT_GROUP",
-    "HIDDEN",
-    "INTEGER",
-    "LIST",
-    "MAP",
-    "NUMBER",
-    "REPLACE",
-    "RESOLVE",
-    "STRING",
-    "SUPPORTED",
-    "UNSUPPORTED",
     "ActionContext",
-    "AttributeSchema",
-    "Constraint",
+    "ChildRequest",
+    "ChildStacks",
     "Progress",
-    "PropertySchema",
+    "ProviderTemplateResource",
     "Registry",
     "ResourceType",
     "Sandbox",
-    "SupportStatus",
-    "TranslationRule",
+    "TypeLookup",
     "build_registry",
     "can_observe",
     "default_registry",
@@ -92,9 +61,10 @@ __all__ = [
     "hot_skeleton",
     "load_entry_point_types",
     "prepare_properties",
+    "provider_template_type",
     "sandbox_with_faults",
     "static_problems",
     "template_problems",
     "token_physical_id",
-    "translate",
+    "type_lookup",
 ]

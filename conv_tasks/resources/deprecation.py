@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from conv_tasks.resources.schema import LIST, MAP, PropertySchema
-from conv_tasks.resources.support import SUPPORTED
+from conv_tasks.sdk import LIST, MAP, SUPPORTED, PropertySchema
 
 if TYPE_CHECKING:
-    from conv_tasks.resources.plugin import ResourceType
+    from conv_tasks.sdk import ResourceType
 
 
 def deprecation_warnings(

@@ -16,26 +16,32 @@ module only makes the class.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 from conv_tasks.errors import TemplateError
-from conv_tasks.resources.child_stacks import ChildRequest
-from conv_tasks.resources.nested import NestedStackResource, child_timeout
-from conv_tasks.resources.plugin import ActionContext, ResourceType
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     BOOLEAN,
     LIST,
     MAP,
     NUMBER,
     STRING,
+    ActionContext,
     AttributeSchema,
+    ChildRequest,
+    NestedStackResource,
     PropertySchema,
+    ResourceType,
+    child_timeout,
 )
-from conv_tasks.template import load_template
-from conv_tasks.template.model import ParameterSchema
-from conv_tasks.template.nested_attributes import nested_key, nested_outputs, nested_problem
-from conv_tasks.template.yaml_source import parse_yaml
+from conv_tasks.template import (
+    ParameterSchema,
+    load_template,
+    nested_key,
+    nested_outputs,
+    nested_problem,
+    parse_yaml,
+)
 
 STACK_ID = "OS::stack_id"
 
@@ -86,6 +92,13 @@ class ProviderTemplateResource(NestedStackResource):
         # The child carries an output for each resource.NAME(.ATTR) read: reading another
         # one changes the child's template.
         return sorted(nested_outputs(references, cls.nested_resources)) or None
+
+    @classmethod
+    def unknown_child_parameters(
+        cls, properties: Mapping[str, Any], unknown: Callable[[Any], bool]
+    ) -> frozenset[str] | None:
+        # The child's parameters are this resource's properties, one for one.
+        return frozenset(key for key, value in properties.items() if unknown(value))
 
     def child_request(self, ctx: ActionContext) -> ChildRequest:
         # Properties not given stay out, so the child's own defaults apply.

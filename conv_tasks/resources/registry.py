@@ -17,22 +17,24 @@ from typing import TYPE_CHECKING, Any, Protocol
 from conv_tasks.errors import InvalidInput, NotFound, NotSupported, Problem
 from conv_tasks.resources.builtin import BUILTIN_TYPES
 from conv_tasks.resources.deprecation import deprecation_warnings
-from conv_tasks.resources.plugin import (
+from conv_tasks.sdk import (
     CONNECTION_KINDS,
+    ENTRY_POINT_GROUP,
     SDK_VERSION,
+    STRING,
+    AttributeSchema,
+    PropertySchema,
     ResourceType,
     TypeLookup,
     can_observe,
+    static_problems,
+    static_section_problems,
+    visible_schemas,
 )
-from conv_tasks.resources.properties import static_problems, static_section_problems
-from conv_tasks.resources.schema import STRING, AttributeSchema, PropertySchema, visible_schemas
 from conv_tasks.suggestions import did_you_mean, suggesting
 
 if TYPE_CHECKING:
     from conv_tasks.template import Template
-
-ENTRY_POINT_GROUP = "conv_tasks.resource_types"
-"""The entry point group of resource types: name = the type's name, object = its class."""
 
 
 class EntryPointLike(Protocol):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.provider_errors import Throttled, Transient
-from conv_tasks.resources.plugin import Sandbox
+from conv_tasks.sdk import Sandbox
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     ALLOWED_PATTERN,
     ALLOWED_VALUES,
     BOOLEAN,
@@ -29,7 +29,7 @@ from conv_tasks.resources.schema import (
 )
 
 if TYPE_CHECKING:
-    from conv_tasks.resources.plugin import ResourceType
+    from conv_tasks.sdk import ResourceType
 
 # Heat's skeletons are of this version; every function they use exists in it.
 VERSION = "2016-10-14"

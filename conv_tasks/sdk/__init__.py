@@ -21,11 +21,46 @@ it would be shown. Packages plug types in
 through the entry point group `conv_tasks.resource_types`, and prove them with the
 conformance kit (conv_tasks.testing). The guide is docs/guide/writing-a-resource-type.md.
 
+Beyond the connection, the engine hands a type services on its ActionContext, and the SDK
+names what a type needs to use them (SDK 1.3): child stacks (ChildStacks, and
+NestedStackResource, the base of a type implemented by a child stack), software deployments
+(DeploymentStore and its records), wait condition handles (WaitHandleStore, WaitSignal), and
+the member view a group hands on for get_attr (member_view_data). The property checks the
+engine runs are here too (check_values, static_problems), for a type whose properties hold
+another schema (a group's members, an update_policy). The built-in types
+(conv_tasks.resources.builtin) are written with these names only, like any other type.
+
 SDK_VERSION is this SDK's version; a type may declare the versions it supports
 (`sdk_versions = ">=1.0,<2"`). Names here keep their meaning within a major version.
+The face imports only the folders below it; nothing here imports the engine, conv_tasks'
+database or the registry.
 """
 
-from conv_tasks.errors import Problem
+from conv_tasks.deployments import (
+    CONV_TASKS_SIGNAL,
+    HEAT_TRANSPORTS,
+    INPUT_TYPES,
+    STANDARD_OUTPUTS,
+    STATUS_CODE,
+    STDERR,
+    STDOUT,
+    UNGROUPED,
+    DeployAction,
+    DeploymentAction,
+    DeploymentState,
+    DeploymentStore,
+    DeployStatus,
+    SoftwareConfig,
+    credential_hash,
+    new_credential,
+)
+from conv_tasks.errors import ConvTasksError, InvalidInput, Problem, ResourceFailure
+from conv_tasks.limits import (
+    MAX_TASK_JSON_BYTES,
+    MAX_TIMEOUT_MINS,
+    MAX_WAIT_CONDITION_SECS,
+    MAX_WAIT_SIGNALS,
+)
 from conv_tasks.provider_errors import (
     AlreadyExists,
     Conflict,
@@ -35,44 +70,81 @@ from conv_tasks.provider_errors import (
     Throttled,
     Transient,
 )
-from conv_tasks.resources.plugin import (
-    CHECK,
-    CONNECTION_KINDS,
-    CREATE,
-    DEFAULT_ACTION_TIMEOUT,
-    DEFAULT_STEP_BUDGET,
-    DELETE,
-    RESUME,
-    SDK_VERSION,
-    SUSPEND,
-    UPDATE,
-    ActionContext,
-    Connected,
-    Observed,
-    Progress,
-    ResourceType,
-    token_physical_id,
+from conv_tasks.sdk.child_stacks import (
+    COMPLETE,
+    FAILED,
+    IN_PROGRESS,
+    ChildRequest,
+    ChildStack,
+    ChildStacks,
+    ChildTemplateSource,
 )
-from conv_tasks.resources.registry import ENTRY_POINT_GROUP
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk.coerce import coerce, describe
+from conv_tasks.sdk.context import ActionContext, Connected, Sandbox, engine_service
+from conv_tasks.sdk.nested import (
+    MIN_POLL_SECS,
+    NestedStackResource,
+    child_stacks,
+    child_timeout,
+    poll_after,
+)
+from conv_tasks.sdk.progress import Observed, Progress
+from conv_tasks.sdk.properties import check_values, static_problems, static_section_problems
+from conv_tasks.sdk.resource_type import ResourceType, TypeLookup, can_observe
+from conv_tasks.sdk.schema import (
+    ALLOWED_PATTERN,
+    ALLOWED_VALUES,
     ANY,
     BOOLEAN,
     INTEGER,
+    LENGTH,
     LIST,
     MAP,
     NUMBER,
+    RANGE,
     STRING,
     AttributeSchema,
     Constraint,
     PropertySchema,
+    visible_schemas,
 )
-from conv_tasks.resources.support import (
+from conv_tasks.sdk.support import (
     DEPRECATED,
     HIDDEN,
     SUPPORTED,
     UNSUPPORTED,
     SupportStatus,
 )
+from conv_tasks.sdk.terms import (
+    CHECK,
+    CONNECTION_KINDS,
+    CREATE,
+    DEFAULT_ACTION_TIMEOUT,
+    DEFAULT_STEP_BUDGET,
+    DELETE,
+    ENTRY_POINT_GROUP,
+    RESUME,
+    SDK_VERSION,
+    SUSPEND,
+    UPDATE,
+    token_physical_id,
+)
+from conv_tasks.sdk.translation import ADD, REPLACE, RESOLVE, TranslationRule, translate
+from conv_tasks.template import (
+    ATTRIBUTES,
+    MEMBER_VIEW,
+    REFS,
+    REFS_MAP,
+    REMOVED_RSRC_LIST,
+    MemberData,
+    PathItem,
+    contains_function,
+    function_call,
+    member_key,
+    member_view_data,
+    reference_problem,
+)
+from conv_tasks.waitconditions import SignalStatus, WaitHandleStore, WaitSignal, data_text
 
 
 def connection_property(kind: str, *, required: bool = True) -> PropertySchema:
@@ -90,45 +162,115 @@ def connection_property(kind: str, *, required: bool = True) -> PropertySchema:
 
 
 __all__ = [
+    "ADD",
+    "ALLOWED_PATTERN",
+    "ALLOWED_VALUES",
     "ANY",
+    "ATTRIBUTES",
     "BOOLEAN",
     "CHECK",
+    "COMPLETE",
     "CONNECTION_KINDS",
+    "CONV_TASKS_SIGNAL",
     "CREATE",
     "DEFAULT_ACTION_TIMEOUT",
     "DEFAULT_STEP_BUDGET",
     "DELETE",
     "DEPRECATED",
     "ENTRY_POINT_GROUP",
+    "FAILED",
+    "HEAT_TRANSPORTS",
     "HIDDEN",
+    "INPUT_TYPES",
     "INTEGER",
+    "IN_PROGRESS",
+    "LENGTH",
     "LIST",
     "MAP",
+    "MAX_TASK_JSON_BYTES",
+    "MAX_TIMEOUT_MINS",
+    "MAX_WAIT_CONDITION_SECS",
+    "MAX_WAIT_SIGNALS",
+    "MEMBER_VIEW",
+    "MIN_POLL_SECS",
     "NUMBER",
+    "RANGE",
+    "REFS",
+    "REFS_MAP",
+    "REMOVED_RSRC_LIST",
+    "REPLACE",
+    "RESOLVE",
     "RESUME",
     "SDK_VERSION",
+    "STANDARD_OUTPUTS",
+    "STATUS_CODE",
+    "STDERR",
+    "STDOUT",
     "STRING",
     "SUPPORTED",
     "SUSPEND",
+    "UNGROUPED",
     "UNSUPPORTED",
     "UPDATE",
     "ActionContext",
     "AlreadyExists",
     "AttributeSchema",
+    "ChildRequest",
+    "ChildStack",
+    "ChildStacks",
+    "ChildTemplateSource",
     "Conflict",
     "Connected",
     "Constraint",
+    "ConvTasksError",
+    "DeployAction",
+    "DeployStatus",
+    "DeploymentAction",
+    "DeploymentState",
+    "DeploymentStore",
     "Fatal",
+    "InvalidInput",
+    "MemberData",
+    "NestedStackResource",
     "NotFound",
     "Observed",
+    "PathItem",
     "Problem",
     "Progress",
     "PropertySchema",
     "ProviderError",
+    "ResourceFailure",
     "ResourceType",
+    "Sandbox",
+    "SignalStatus",
+    "SoftwareConfig",
     "SupportStatus",
     "Throttled",
     "Transient",
+    "TranslationRule",
+    "TypeLookup",
+    "WaitHandleStore",
+    "WaitSignal",
+    "can_observe",
+    "check_values",
+    "child_stacks",
+    "child_timeout",
+    "coerce",
     "connection_property",
+    "contains_function",
+    "credential_hash",
+    "data_text",
+    "describe",
+    "engine_service",
+    "function_call",
+    "member_key",
+    "member_view_data",
+    "new_credential",
+    "poll_after",
+    "reference_problem",
+    "static_problems",
+    "static_section_problems",
     "token_physical_id",
+    "translate",
+    "visible_schemas",
 ]

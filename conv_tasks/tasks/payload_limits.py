@@ -18,7 +18,7 @@ from typing import Any
 from conv_tasks.errors import Problem
 from conv_tasks.input_text import text_problem, utf8_length
 from conv_tasks.limits import MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH
-from conv_tasks.template.parameter_types import FLOAT_MAX
+from conv_tasks.template import FLOAT_MAX
 
 # Listing every NUL of a hostile payload would make the refusal as large as the payload.
 MAX_LISTED = 20

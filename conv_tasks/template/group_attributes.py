@@ -16,7 +16,7 @@ Heat's meaning of every name get_attr may give a group:
 
 A path that does not lead anywhere gives None (per member), as in Heat. Pure: the members'
 data is handed in; this module never asks a stack for it. The template layer reads a
-group's attributes with it (member_view.py); the group plugin (conv_tasks.resources.group)
+group's attributes with it (member_view.py); the group plugin (conv_tasks.resources.builtin.group)
 declares the same names in its schema.
 """
 

@@ -21,14 +21,8 @@ from conv_tasks.connections import (
 from conv_tasks.engine.definition import StackDefinition, connection_problems
 from conv_tasks.engine.node.actions import run_step
 from conv_tasks.provider_errors import Transient
-from conv_tasks.resources import (
-    STRING,
-    ActionContext,
-    Progress,
-    PropertySchema,
-    ResourceType,
-    default_registry,
-)
+from conv_tasks.resources import ActionContext, Progress, ResourceType, default_registry
+from conv_tasks.sdk import STRING, PropertySchema
 
 BROKER = "redis://:broker%20secret@127.0.0.1:6399/0"
 BACKEND = "redis://:backend-secret@127.0.0.1:6399/2"

@@ -25,7 +25,7 @@ from test_integration_nested_engine import (
 
 from conv_tasks.engine import default_env
 from conv_tasks.resources import ActionContext
-from conv_tasks.resources.builtin.resource_group import ResourceGroup
+from conv_tasks.resources.builtin.group.resource import ResourceGroup
 
 
 def _parent(value: str) -> dict[str, Any]:

@@ -5,18 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from conv_tasks.resources import (
-    DEPRECATED,
-    LIST,
-    MAP,
-    STRING,
-    UNSUPPORTED,
-    PropertySchema,
-    ResourceType,
-    SupportStatus,
-    deprecation_warnings,
-)
+from conv_tasks.resources import ResourceType, deprecation_warnings
 from conv_tasks.resources.builtin import DummyResource, TestResource, TestResourceOld
+from conv_tasks.sdk import DEPRECATED, LIST, MAP, STRING, UNSUPPORTED, PropertySchema, SupportStatus
 
 OLD_PROP = SupportStatus(
     status=DEPRECATED, version="6.0.0", message="Use property network.", previous_status=None

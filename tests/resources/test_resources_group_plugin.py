@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import ResourceFailure
-from conv_tasks.resources import ActionContext, prepare_properties
-from conv_tasks.resources.builtin.resource_group import ResourceGroup
-from conv_tasks.resources.child_stacks import ChildRequest, ChildStack
+from conv_tasks.resources import ActionContext, ChildRequest, prepare_properties
+from conv_tasks.resources.builtin.group.resource import ResourceGroup
+from conv_tasks.sdk import ChildStack
 from conv_tasks.template.member_view import MEMBER_VIEW, read_member_view
 
 

@@ -10,11 +10,17 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import ResourceFailure, TemplateError
-from conv_tasks.resources import ActionContext, prepare_properties, static_problems
+from conv_tasks.resources import (
+    ActionContext,
+    ChildRequest,
+    ChildStacks,
+    prepare_properties,
+    static_problems,
+)
 from conv_tasks.resources.builtin.heat_stack import HeatStackResource
-from conv_tasks.resources.child_stacks import ChildRequest, ChildStack, ChildStacks
-from conv_tasks.resources.nested import MAX_POLL_SECS, MIN_POLL_SECS, child_timeout, poll_after
 from conv_tasks.resources.provider_template import STACK_ID, provider_template_type
+from conv_tasks.sdk import MIN_POLL_SECS, ChildStack, child_timeout, poll_after
+from conv_tasks.sdk.nested import MAX_POLL_SECS
 
 
 @dataclass

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from conv_tasks.resources import ActionContext
+from conv_tasks.resources import ActionContext, ChildRequest
 from conv_tasks.resources.builtin.heat_stack import HeatStackResource
-from conv_tasks.resources.child_stacks import ChildRequest, ChildStack
 from conv_tasks.resources.provider_template import provider_template_type
+from conv_tasks.sdk import ChildStack
 
 FACADE = {"metadata": {"role": "web"}, "deletion_policy": "Retain", "update_policy": {}}
 PROVIDED = """heat_template_version: 2018-08-31

@@ -22,7 +22,7 @@ from conv_tasks.resources import ActionContext, Progress
 from conv_tasks.resources.builtin.postgresql import PostgreSQLDatabase, PostgreSQLRole
 from conv_tasks.resources.builtin.postgresql import statements as sql
 from conv_tasks.resources.builtin.postgresql.ownership import staging_name
-from conv_tasks.resources.plugin import CHECK, CREATE, DELETE, UPDATE
+from conv_tasks.sdk import CHECK, CREATE, DELETE, UPDATE
 
 STACK = str(uuid.uuid4())
 

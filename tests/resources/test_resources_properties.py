@@ -8,7 +8,9 @@ from typing import Any, ClassVar
 import pytest
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.resources import (
+from conv_tasks.resources import ResourceType, prepare_properties
+from conv_tasks.resources.builtin import NoneResource
+from conv_tasks.sdk import (
     ANY,
     BOOLEAN,
     INTEGER,
@@ -19,11 +21,8 @@ from conv_tasks.resources import (
     STRING,
     Constraint,
     PropertySchema,
-    ResourceType,
     TranslationRule,
-    prepare_properties,
 )
-from conv_tasks.resources.builtin import NoneResource
 
 PATH = "resources.web.properties"
 

@@ -11,19 +11,21 @@ import pytest
 
 from conv_tasks.errors import InvalidInput, NotFound, NotSupported
 from conv_tasks.resources import (
-    DEPRECATED,
-    HIDDEN,
-    STRING,
-    AttributeSchema,
-    PropertySchema,
     Registry,
     ResourceType,
-    SupportStatus,
     build_registry,
     default_registry,
     load_entry_point_types,
 )
 from conv_tasks.resources.builtin import BUILTIN_TYPES
+from conv_tasks.sdk import (
+    DEPRECATED,
+    HIDDEN,
+    STRING,
+    AttributeSchema,
+    PropertySchema,
+    SupportStatus,
+)
 
 BUILTIN_NAMES = [
     "ConvTasks::Celery::Task",

@@ -7,7 +7,7 @@ from enum import IntEnum, StrEnum
 import pytest
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.resources import (
+from conv_tasks.sdk import (
     DEPRECATED,
     HIDDEN,
     INTEGER,

@@ -26,14 +26,14 @@ def test_the_face_holds_what_a_type_author_uses() -> None:
     ):  # fmt: skip
         assert hasattr(sdk, name), name
     assert issubclass(sdk.Throttled, sdk.Transient)
-    assert sdk.SDK_VERSION == "1.2"
+    assert sdk.SDK_VERSION == "1.3"
     assert (sdk.SUSPEND, sdk.RESUME) == ("SUSPEND", "RESUME")
 
 
 @pytest.mark.parametrize(
     ("versions", "says"),
     [
-        (">=2.0", "is written for SDK >=2.0; this conv_tasks offers SDK 1.2"),
+        (">=2.0", "is written for SDK >=2.0; this conv_tasks offers SDK 1.3"),
         ("one point oh", "is not a version specifier"),
     ],
 )

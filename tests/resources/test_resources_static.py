@@ -6,6 +6,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from conv_tasks.resources import (
+    Registry,
+    ResourceType,
+    build_registry,
+    default_registry,
+    static_problems,
+    template_problems,
+)
+from conv_tasks.resources.builtin import NoneResource
+from conv_tasks.sdk import (
     INTEGER,
     LIST,
     MAP,
@@ -13,15 +22,8 @@ from conv_tasks.resources import (
     STRING,
     Constraint,
     PropertySchema,
-    Registry,
-    ResourceType,
     TranslationRule,
-    build_registry,
-    default_registry,
-    static_problems,
-    template_problems,
 )
-from conv_tasks.resources.builtin import NoneResource
 from conv_tasks.template import load_template
 
 PATH = "resources.web.properties"

@@ -7,14 +7,8 @@ import json
 import pytest
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.resources import (
-    DEPRECATED,
-    HIDDEN,
-    SUPPORTED,
-    UNSUPPORTED,
-    SupportStatus,
-)
 from conv_tasks.resources.builtin import NoneResource, TestResource
+from conv_tasks.sdk import DEPRECATED, HIDDEN, SUPPORTED, UNSUPPORTED, SupportStatus
 
 
 def test_default_is_supported_with_nothing_else() -> None:

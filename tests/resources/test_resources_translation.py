@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import InvalidInput, NotFound
-from conv_tasks.resources import ADD, DELETE, REPLACE, RESOLVE, TranslationRule, translate
+from conv_tasks.sdk import ADD, REPLACE, RESOLVE, TranslationRule, translate
+from conv_tasks.sdk.translation import DELETE
 from conv_tasks.template import contains_function
 
 PATH = "resources.srv.properties"

@@ -17,7 +17,7 @@ from conv_tasks.errors import ResourceFailure, TemplateError
 from conv_tasks.limits import MAX_WAIT_CONDITION_SECS
 from conv_tasks.resources import ActionContext, Progress
 from conv_tasks.resources.builtin import WaitConditionHandleResource, WaitConditionResource
-from conv_tasks.resources.builtin.wait_condition import DEADLINE_MARGIN_SECS
+from conv_tasks.resources.builtin.wait_condition.resource import DEADLINE_MARGIN_SECS
 from conv_tasks.waitconditions.signals import SignalStatus, WaitSignal
 
 OK = SignalStatus.SUCCESS

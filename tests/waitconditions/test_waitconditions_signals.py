@@ -8,7 +8,12 @@ import pytest
 
 from conv_tasks.errors import PayloadError
 from conv_tasks.limits import MAX_REASON_CHARS, MAX_WAIT_SIGNAL_DATA_BYTES, MAX_WAIT_SIGNALS
-from conv_tasks.waitconditions.decide import MAX_POLL_SECS, WaitOutcome, judge, poll_after
+from conv_tasks.resources.builtin.wait_condition.decide import (
+    MAX_POLL_SECS,
+    WaitOutcome,
+    judge,
+    poll_after,
+)
 from conv_tasks.waitconditions.signals import (
     SignalStatus,
     WaitSignal,

@@ -61,7 +61,7 @@ def read_template_files(template_file: str | None, environment_files: tuple[str,
     """The template, environments and every file they refer to, read from disk; each
     environment checked here first, so a problem names its file."""
     from conv_tasks.local_files import collect
-    from conv_tasks.template.environment import parse_environment
+    from conv_tasks.template import parse_environment
 
     if template_file is not None:
         _read_template(template_file)  # the usual message for a template that cannot be read

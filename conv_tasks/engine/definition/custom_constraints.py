@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from conv_tasks.constraints import ConstraintCheckers
 from conv_tasks.errors import Problem
-from conv_tasks.template import Template
-from conv_tasks.template.constraints import CUSTOM
-from conv_tasks.template.document import join_path
+from conv_tasks.template import CUSTOM, Template, join_path
 
 STRICT_SETTING = "CONV_TASKS_STRICT_CONSTRAINTS"
 

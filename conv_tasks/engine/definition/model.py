@@ -27,27 +27,25 @@ from conv_tasks.resources import Registry, ResourceType, default_registry, prepa
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.template import (
     ALL_ATTRIBUTES,
+    EMPTY,
+    Environment,
     ResolvedResource,
     ResourceData,
     Template,
     apply_conditions,
     apply_facade,
+    check_files,
+    definition_hash,
     facade_readers,
     load_template,
+    map_resource_types,
+    parameter_values,
     pseudo_values,
     resolve_outputs,
     resolve_resource,
+    stored_environment,
     validate_parameters,
 )
-from conv_tasks.template.environment import (
-    EMPTY,
-    Environment,
-    check_files,
-    parameter_values,
-    stored_environment,
-)
-from conv_tasks.template.resolve import definition_hash
-from conv_tasks.template.type_mapping import map_resource_types
 
 EMPTY_TEMPLATE: dict[str, Any] = {"heat_template_version": "2018-08-31", "resources": {}}
 

@@ -23,16 +23,18 @@ from typing import Any
 from conv_tasks.engine.definition.providers import environment_lookup, with_providers
 from conv_tasks.errors import Problem, TemplateError
 from conv_tasks.limits import MAX_NESTING_DEPTH
-from conv_tasks.resources import Registry
+from conv_tasks.resources import Registry, type_lookup
 from conv_tasks.resources import template_problems as resource_problems
-from conv_tasks.resources.group import schema as group_schema
-from conv_tasks.template import Template, contains_function, load_template
-from conv_tasks.template.environment import Environment, is_provider
-from conv_tasks.template.known_calls import known_call_problems
-from conv_tasks.template.type_mapping import map_resource_types, resolve_type
+from conv_tasks.template import (
+    Environment,
+    Template,
+    is_provider,
+    known_call_problems,
+    load_template,
+    map_resource_types,
+    resolve_type,
+)
 
-HEAT_STACK = "OS::Heat::Stack"
-GROUP_TYPES = frozenset({group_schema.TYPE_NAME})
 # A resource name no template has: a group's members see the stack-wide mappings only.
 _NO_RESOURCE = ""
 
@@ -88,26 +90,20 @@ def _child(
     if is_provider(type_name):
         text = checks.files.get(type_name)
         return None if text is None else _Child(f"'{type_name}'", text, f"{path}.type")
-    if type_name == HEAT_STACK:
-        source = properties.get("template")
-        if isinstance(source, str | Mapping) and not contains_function(source):
-            return _Child("(inline)", source, f"{path}.properties.template")
+    # The type says where its child's template comes from (OS::Heat::Stack: its `template`;
+    # a group: its members' type), if anything says it before the child is made.
+    source = type_lookup(checks.registry)(type_name)
+    found = None if source is None else source.child_template_source(properties)
+    if found is None:
         return None
-    if type_name in GROUP_TYPES:
-        return _member_child(path, properties, checks)
-    return None
+    where = f"{path}.properties.{found.path}"
+    if found.template is not None:
+        return _Child("(inline)", found.template, where)
+    return None if found.member_type is None else _member_child(where, found.member_type, checks)
 
 
-def _member_child(path: str, properties: Mapping[str, Any], checks: _Checks) -> _Child | None:
-    """The provider template of a group's members, unless the count is a literal 0."""
-    if properties.get(group_schema.COUNT) in (0, "0"):
-        return None
-    definition = properties.get(group_schema.RESOURCE_DEF)
-    if not isinstance(definition, Mapping):
-        return None
-    member_type = definition.get(group_schema.DEF_TYPE)
-    if not isinstance(member_type, str):
-        return None
+def _member_child(where: str, member_type: str, checks: _Checks) -> _Child | None:
+    """The provider template the type of a group's members maps to, if it is one."""
     try:
         target = resolve_type(checks.environment, member_type, _NO_RESOURCE)
     except TemplateError:
@@ -115,7 +111,6 @@ def _member_child(path: str, properties: Mapping[str, Any], checks: _Checks) -> 
     text = checks.files.get(target) if is_provider(target) else None
     if text is None:
         return None
-    where = f"{path}.properties.{group_schema.RESOURCE_DEF}.{group_schema.DEF_TYPE}"
     return _Child(f"'{target}'", text, where)
 
 

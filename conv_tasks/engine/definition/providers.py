@@ -14,14 +14,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from conv_tasks.errors import NotFound, NotSupported, Problem, TemplateError
-from conv_tasks.resources import Registry, ResourceType
-from conv_tasks.resources.plugin import TypeLookup
-from conv_tasks.resources.provider_template import (
+from conv_tasks.resources import (
     ProviderTemplateResource,
+    Registry,
+    ResourceType,
+    TypeLookup,
     provider_template_type,
 )
-from conv_tasks.template.environment import Environment, is_provider
-from conv_tasks.template.type_mapping import ProviderTemplate, resolve_type
+from conv_tasks.template import Environment, ProviderTemplate, is_provider, resolve_type
 
 # A resource name no template has: a group's members are checked against the stack-wide
 # mappings only, the ones their child stack inherits.

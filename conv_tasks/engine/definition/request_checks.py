@@ -14,9 +14,7 @@ from typing import Any
 from conv_tasks.engine.definition.nested_checks import nested_problems
 from conv_tasks.errors import Problem
 from conv_tasks.resources import Registry
-from conv_tasks.template import Template
-from conv_tasks.template.environment import Environment
-from conv_tasks.template.known_calls import known_call_problems
+from conv_tasks.template import Environment, Template, known_call_problems
 
 
 def request_problems(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from conv_tasks.template.environment import (
+from conv_tasks.template import (
     EMPTY,
     Environment,
     check_files,

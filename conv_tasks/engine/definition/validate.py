@@ -24,14 +24,29 @@ from conv_tasks.graph import find_cycle, plan_traversal
 from conv_tasks.resources import Registry, default_registry, static_problems
 from conv_tasks.resources import template_problems as resource_problems
 from conv_tasks.suggestions import did_you_mean, suggesting
-from conv_tasks.template import Template, apply_facade, load_template, misspelt_function
-from conv_tasks.template.document import join_path
-from conv_tasks.template.environment import EMPTY, Environment, is_provider, parameter_values
-from conv_tasks.template.functions import ArgumentError, GetAttr, function_call, parse_call
-from conv_tasks.template.parameters import check_value, default_problems
-from conv_tasks.template.patterns import PatternWork
-from conv_tasks.template.type_mapping import map_resource_types, resolve_type
-from conv_tasks.template.yaml_source import TemplateSyntaxError, node_marks, parse_yaml
+from conv_tasks.template import (
+    EMPTY,
+    ArgumentError,
+    Environment,
+    GetAttr,
+    PatternWork,
+    Template,
+    TemplateSyntaxError,
+    apply_facade,
+    check_value,
+    default_problems,
+    function_call,
+    is_provider,
+    join_path,
+    load_template,
+    map_resource_types,
+    misspelt_function,
+    node_marks,
+    parameter_values,
+    parse_call,
+    parse_yaml,
+    resolve_type,
+)
 
 Position = tuple[int, int] | None
 

@@ -4,7 +4,8 @@ A signal to a software deployment is applied to its current action as a
 server's signal would be (features/deployments), the tenant
 standing in for the deployment's credential. A signal to a wait condition
 handle is recorded on it as a host's would be (features/waits:
-details are {status, reason, data, id}). Any other resource records it
+details are {status, reason, data, id}; the type says which resources are handles:
+keeps_wait_signals). Any other resource records it
 as an event: its details may carry `deploy_status` (IN_PROGRESS, COMPLETE or
 FAILED) and `deploy_status_reason`, and are kept with the resource version
 for its plugin to read.
@@ -22,7 +23,7 @@ from conv_tasks.engine.features.waits import apply_handle_signal
 from conv_tasks.engine.read import redactor_for, stack_definition
 from conv_tasks.errors import NotFound, PayloadError, Problem
 from conv_tasks.limits import MAX_REASON_CHARS
-from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
+from conv_tasks.resources import type_lookup
 from conv_tasks.statuses import Action, Status
 
 DEPLOY_STATUSES = tuple(str(s) for s in Status)
@@ -59,7 +60,8 @@ def signal_resource(
         head = tx.resources.head(stack.id, resource_name)
         if head is None:
             raise NotFound(f"Stack {stack.name!r} has no resource {resource_name!r}.")
-        if head.type == WaitConditionHandleResource.type_name:
+        plugin_type = type_lookup(env.registry)(head.type)
+        if plugin_type is not None and plugin_type.keeps_wait_signals:
             handle = tx.handles.lock_of_resource(stack.id, head.physical_id)
             if handle is None:
                 raise NotFound(

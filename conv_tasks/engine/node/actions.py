@@ -29,7 +29,7 @@ from conv_tasks.faults import TRANSIENT_FAULTS
 from conv_tasks.provider_errors import NotFound, ProviderError, Throttled, Transient
 from conv_tasks.resources import ActionContext, Progress, ResourceType
 from conv_tasks.statuses import Action
-from conv_tasks.template.member_view import MEMBER_VIEW
+from conv_tasks.template import MEMBER_VIEW
 
 log = logging.getLogger(__name__)
 _random = random.Random()

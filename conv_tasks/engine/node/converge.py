@@ -35,8 +35,7 @@ from conv_tasks.engine.payload import NodeOutput, read_stored_output, stored_out
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.resources import ActionContext, ResourceType
 from conv_tasks.statuses import Action, Status
-from conv_tasks.template import facade_of
-from conv_tasks.template.member_view import MEMBER_VIEW
+from conv_tasks.template import MEMBER_VIEW, facade_of
 
 
 def converge(run: NodeRun) -> Outcome:

@@ -12,7 +12,6 @@ from __future__ import annotations
 from conv_tasks.db import ResourceVersion
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.resources import ResourceType
-from conv_tasks.resources.nested import NestedStackResource
 from conv_tasks.statuses import Action, Status, state_name
 
 CHILD_CHECK_FAILED = state_name(Action.CHECK, Status.FAILED)
@@ -22,7 +21,7 @@ def repaired_in_place(
     env: EngineEnv, plugin_type: type[ResourceType], head: ResourceVersion
 ) -> bool:
     """True if `head` is a nested resource whose live child ended its check CHECK_FAILED."""
-    if not issubclass(plugin_type, NestedStackResource) or head.physical_id is None:
+    if not plugin_type.owns_child_stack or head.physical_id is None:
         return False
     child = env.child_stacks().get(head.physical_id)
     return not child.deleted and child.state == CHILD_CHECK_FAILED

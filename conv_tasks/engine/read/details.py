@@ -24,8 +24,7 @@ from conv_tasks.engine.read.views import (
     stack_definition,
 )
 from conv_tasks.errors import NotFound
-from conv_tasks.template.functions import iter_calls
-from conv_tasks.template.model import reads_secret_attribute
+from conv_tasks.template import iter_calls, reads_secret_attribute
 
 RECENT_EVENTS = 20
 

@@ -67,9 +67,15 @@ from conv_tasks.graph import Phase, plan_traversal
 from conv_tasks.provider_errors import Throttled, Transient
 from conv_tasks.resources import ResourceType
 from conv_tasks.statuses import Action, Status
-from conv_tasks.template import PLACEHOLDERS, STACK_ID, StackIdentity, refuse_given, with_identity
-from conv_tasks.template.functions import GetAttr
-from conv_tasks.template.model import ResourceSnippet
+from conv_tasks.template import (
+    PLACEHOLDERS,
+    STACK_ID,
+    GetAttr,
+    ResourceSnippet,
+    StackIdentity,
+    refuse_given,
+    with_identity,
+)
 
 CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
 ACTIONS = (CREATE, UPDATE, REPLACE, DELETE, UNCHANGED)

@@ -2,7 +2,7 @@
 inputs are known only at apply.
 
 A resource that owns a child stack and would be updated gives its child a new definition:
-its type says what (NestedStackResource.preview_request: the whole update, every batch of a
+its type says what (ResourceType.preview_request: the whole update, every batch of a
 group applied), the ChildStacks service hands down the parent's files, environment and
 hidden values as the update would (change_request), and the update's own planning step
 (plan_change) builds the child's definition. The child's inputs that read a resource of the
@@ -26,15 +26,15 @@ from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
 from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import ExistingVersion
-from conv_tasks.resources import ActionContext, ResourceType
-from conv_tasks.resources.builtin import HeatStackResource
-from conv_tasks.resources.child_stacks import ChildRequest
-from conv_tasks.resources.nested import NestedStackResource
-from conv_tasks.resources.provider_template import ProviderTemplateResource
+from conv_tasks.resources import ActionContext, ChildRequest, ResourceType
 from conv_tasks.statuses import Action
-from conv_tasks.template import facade_of, function_call
-from conv_tasks.template.functions import GetAttr, iter_calls, references
-from conv_tasks.template.model import ResourceSnippet
+from conv_tasks.template import (
+    GetAttr,
+    ResourceSnippet,
+    facade_of,
+    iter_calls,
+    references,
+)
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,7 @@ def child_states(
     asked: dict[int, tuple[str, str, ChildRequest, Mapping[str, Any] | None]] = {}
     for n, (parent, head, prepared) in enumerate(wanted):
         plugin = prepared.resource_type()
-        if not isinstance(plugin, NestedStackResource) or head.physical_id is None:
+        if not plugin.owns_child_stack or head.physical_id is None:
             continue
         ctx = _update_context(env, parent, head, prepared, plugin)
         try:
@@ -99,6 +99,8 @@ def child_states(
             continue  # its child is gone: the update makes a new one
         except ConvTasksError as exc:
             results[n] = exc
+            continue
+        if request is None:
             continue
         asked[n] = (head.physical_id, parent.stack.id, request, ctx.facade)
     if not asked:
@@ -138,7 +140,7 @@ def _update_context(
     parent: StackState,
     head: ResourceVersion,
     prepared: PreparedResource,
-    plugin: NestedStackResource,
+    plugin: ResourceType,
 ) -> ActionContext:
     """The context the first step of the resource's update would have (as the node makes
     it: the new properties, the old, the facade, update_policy and references to it)."""
@@ -169,27 +171,21 @@ def child_unknown(
     unknown: Unknown,
 ) -> Unknown:
     """Which inputs of the child of the resource `snippet` are known only at apply, given the
-    resources of its stack that will change and its stack's own unknown inputs: a provider
-    template's parameters are its properties; an OS::Heat::Stack's are the keys of its
-    `parameters`; anything else (a group's members) is unknown whole when any property is."""
+    resources of its stack that will change and its stack's own unknown inputs: its type
+    says which of the child's parameters those are (a provider template's are its
+    properties; an OS::Heat::Stack's the keys of its `parameters`); a type that cannot say
+    (a group's members) has them unknown whole when any property is."""
     if unknown.every:
         return unknown
     properties = snippet.properties
-    unsure = {key for key, value in properties.items() if _reads(value, changing, unknown)}
-    if not unsure:
+
+    def unsure(value: Any) -> bool:
+        return _reads(value, changing, unknown)
+
+    if not any(unsure(value) for value in properties.values()):
         return NONE
-    if issubclass(resource_type, ProviderTemplateResource):
-        return Unknown(parameters=frozenset(unsure))
-    given = properties.get("parameters")
-    if (
-        issubclass(resource_type, HeatStackResource)
-        and unsure == {"parameters"}
-        and isinstance(given, Mapping)
-        and function_call(given) is None
-    ):
-        keys = {str(k) for k, value in given.items() if _reads(value, changing, unknown)}
-        return Unknown(parameters=frozenset(keys))
-    return Unknown(every=True)
+    parameters = resource_type.unknown_child_parameters(properties, unsure)
+    return Unknown(every=True) if parameters is None else Unknown(parameters=parameters)
 
 
 def parameters_read(snippet: ResourceSnippet) -> frozenset[str]:

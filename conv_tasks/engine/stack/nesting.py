@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from conv_tasks.errors import Conflict, NotSupported
 from conv_tasks.limits import MAX_NAME_CHARS, MAX_NESTING_DEPTH
-from conv_tasks.resources.plugin import token_physical_id
+from conv_tasks.resources import token_physical_id
 
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_.-]+")
 SHORT_ID_CHARS = 12

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from conv_tasks.resources.builtin.celery_task import CeleryTaskResource
 from conv_tasks.resources.builtin.dummy import DummyResource
+from conv_tasks.resources.builtin.group import ResourceGroup
 from conv_tasks.resources.builtin.heat_stack import HeatStackResource
-from conv_tasks.resources.builtin.http_resource import HttpResource
+from conv_tasks.resources.builtin.http import HttpResource
 from conv_tasks.resources.builtin.none import NoneResource
 from conv_tasks.resources.builtin.postgresql import PostgreSQLDatabase, PostgreSQLRole
 from conv_tasks.resources.builtin.random_string import RandomStringResource
-from conv_tasks.resources.builtin.resource_group import ResourceGroup
 from conv_tasks.resources.builtin.software_config import SoftwareConfigResource
 from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentResource
 from conv_tasks.resources.builtin.software_deployment_group import (
@@ -24,7 +24,7 @@ from conv_tasks.resources.builtin.test_resource_old import TestResourceOld
 from conv_tasks.resources.builtin.value import ValueResource
 from conv_tasks.resources.builtin.wait_condition import WaitConditionResource
 from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
-from conv_tasks.resources.plugin import ResourceType
+from conv_tasks.sdk import ResourceType
 
 BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     NoneResource,

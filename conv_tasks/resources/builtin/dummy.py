@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from conv_tasks.resources.builtin.none import NoneResource
-from conv_tasks.resources.support import DEPRECATED, HIDDEN, SupportStatus
+from conv_tasks.sdk import DEPRECATED, HIDDEN, SupportStatus
 
 
 class DummyResource(NoneResource):

@@ -8,23 +8,28 @@ has one region, its own.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.limits import MAX_TIMEOUT_MINS
-from conv_tasks.resources.child_stacks import ChildRequest
-from conv_tasks.resources.nested import NestedStackResource, child_timeout
-from conv_tasks.resources.plugin import DEFAULT_ACTION_TIMEOUT, ActionContext
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     ANY,
+    DEFAULT_ACTION_TIMEOUT,
     MAP,
+    MAX_TIMEOUT_MINS,
     NUMBER,
     STRING,
+    ActionContext,
     AttributeSchema,
+    ChildRequest,
+    ChildTemplateSource,
     Constraint,
+    NestedStackResource,
     PropertySchema,
+    SupportStatus,
+    child_timeout,
+    contains_function,
+    function_call,
 )
-from conv_tasks.resources.support import SupportStatus
 
 OUTPUTS = "outputs"
 STACK_NAME = "stack_name"
@@ -70,6 +75,26 @@ class HeatStackResource(NestedStackResource):
         OUTPUTS: AttributeSchema("The child stack's outputs, by name.", type=MAP),
         STACK_NAME: AttributeSchema("The child stack's name.", type=STRING),
     }
+
+    @classmethod
+    def child_template_source(cls, properties: Mapping[str, Any]) -> ChildTemplateSource | None:
+        source = properties.get("template")
+        if isinstance(source, str | Mapping) and not contains_function(source):
+            return ChildTemplateSource("template", template=source)
+        return None
+
+    @classmethod
+    def unknown_child_parameters(
+        cls, properties: Mapping[str, Any], unknown: Callable[[Any], bool]
+    ) -> frozenset[str] | None:
+        # Only the values of `parameters` unknown, and written out: those parameters alone.
+        given = properties.get("parameters")
+        unsure = {key for key, value in properties.items() if unknown(value)}
+        if unsure != {"parameters"} or not isinstance(given, Mapping):
+            return None
+        if function_call(given) is not None:
+            return None
+        return frozenset(str(key) for key, value in given.items() if unknown(value))
 
     def action_timeout(self, properties: Mapping[str, Any]) -> float:
         chosen = properties.get("timeout")

@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.resources.plugin import ResourceType
-from conv_tasks.resources.schema import PropertySchema
-from conv_tasks.resources.support import SupportStatus
+from conv_tasks.sdk import PropertySchema, ResourceType, SupportStatus
 
 
 class NoneResource(ResourceType):

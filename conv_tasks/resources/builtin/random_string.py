@@ -19,19 +19,25 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from conv_tasks.errors import Problem
-from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
+    ADD,
+    DEPRECATED,
+    HIDDEN,
     INTEGER,
     LIST,
     MAP,
     STRING,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    Problem,
+    Progress,
     PropertySchema,
+    ResourceType,
+    SupportStatus,
+    TranslationRule,
+    token_physical_id,
 )
-from conv_tasks.resources.support import DEPRECATED, HIDDEN, SupportStatus
-from conv_tasks.resources.translation import ADD, TranslationRule
 
 LETTERS_DIGITS = "lettersdigits"
 # Heat's classes; hexdigits are Heat's too, with capital letters.

@@ -10,26 +10,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.deployments.records import INPUT_TYPES, UNGROUPED, SoftwareConfig
-from conv_tasks.deployments.store import DeploymentStore
-from conv_tasks.resources.plugin import (
-    ActionContext,
-    Progress,
-    ResourceType,
-    engine_service,
-    token_physical_id,
-)
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     ANY,
     BOOLEAN,
+    INPUT_TYPES,
     LIST,
     MAP,
     STRING,
+    UNGROUPED,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    DeploymentStore,
+    Progress,
     PropertySchema,
+    ResourceType,
+    SoftwareConfig,
+    SupportStatus,
+    engine_service,
+    token_physical_id,
 )
-from conv_tasks.resources.support import SupportStatus
 
 _TYPE = PropertySchema(
     STRING,

@@ -16,36 +16,35 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.deployments.records import (
-    CONV_TASKS_SIGNAL,
-    HEAT_TRANSPORTS,
-    DeployAction,
-    DeploymentAction,
-    DeploymentState,
-    DeployStatus,
-    SoftwareConfig,
-)
-from conv_tasks.deployments.signals import STANDARD_OUTPUTS, STATUS_CODE, STDERR, STDOUT
-from conv_tasks.errors import ResourceFailure
 from conv_tasks.resources.builtin.software_config import deployment_store
-from conv_tasks.resources.plugin import (
+from conv_tasks.sdk import (
+    CONV_TASKS_SIGNAL,
     DEFAULT_ACTION_TIMEOUT,
-    ActionContext,
-    Progress,
-    ResourceType,
-    token_physical_id,
-)
-from conv_tasks.resources.schema import (
+    HEAT_TRANSPORTS,
     INTEGER,
     LIST,
     MAP,
     NUMBER,
+    STANDARD_OUTPUTS,
+    STATUS_CODE,
+    STDERR,
+    STDOUT,
     STRING,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    DeployAction,
+    DeploymentAction,
+    DeploymentState,
+    DeployStatus,
+    Progress,
     PropertySchema,
+    ResourceFailure,
+    ResourceType,
+    SoftwareConfig,
+    SupportStatus,
+    token_physical_id,
 )
-from conv_tasks.resources.support import SupportStatus
 
 DEFAULT_ACTIONS = [DeployAction.CREATE.value, DeployAction.UPDATE.value]
 # Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum:

@@ -13,21 +13,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.deployments.signals import STATUS_CODE, STDERR, STDOUT
-from conv_tasks.errors import Problem
-from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentResource
-from conv_tasks.resources.child_stacks import ChildRequest
-from conv_tasks.resources.group import child_template, members_from_outputs
-from conv_tasks.resources.group.deployment_members import (
+from conv_tasks.resources.builtin.group import (
     SERVERS,
     SHARED,
+    child_template,
     deployment_members,
+    members_from_outputs,
     servers_problems,
 )
-from conv_tasks.resources.nested import NestedStackResource, child_timeout
-from conv_tasks.resources.plugin import DEFAULT_ACTION_TIMEOUT, ActionContext, TypeLookup
-from conv_tasks.resources.schema import MAP, AttributeSchema, PropertySchema
-from conv_tasks.resources.support import DEPRECATED, HIDDEN, SupportStatus
+from conv_tasks.resources.builtin.software_deployment import SoftwareDeploymentResource
+from conv_tasks.sdk import (
+    DEFAULT_ACTION_TIMEOUT,
+    DEPRECATED,
+    HIDDEN,
+    MAP,
+    STATUS_CODE,
+    STDERR,
+    STDOUT,
+    ActionContext,
+    AttributeSchema,
+    ChildRequest,
+    NestedStackResource,
+    Problem,
+    PropertySchema,
+    SupportStatus,
+    TypeLookup,
+    child_timeout,
+)
 
 STDOUTS = "deploy_stdouts"
 STDERRS = "deploy_stderrs"

@@ -21,27 +21,25 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from conv_tasks.errors import ResourceFailure
-from conv_tasks.resources.plugin import (
+from conv_tasks.sdk import (
+    BOOLEAN,
     CREATE,
     DELETE,
-    UPDATE,
-    ActionContext,
-    Observed,
-    Progress,
-    ResourceType,
-)
-from conv_tasks.resources.schema import (
-    BOOLEAN,
     LIST,
     MAP,
     NUMBER,
     STRING,
+    UPDATE,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    Observed,
+    Progress,
     PropertySchema,
+    ResourceFailure,
+    ResourceType,
+    SupportStatus,
 )
-from conv_tasks.resources.support import SupportStatus
 
 SANDBOX_KIND = "test"
 # Longest pause between polls, so a cancel or a new update is noticed soon.

@@ -11,9 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from conv_tasks.resources.builtin.test_resource import TestResource
-from conv_tasks.resources.schema import STRING, PropertySchema
-from conv_tasks.resources.support import DEPRECATED, HIDDEN, SupportStatus
-from conv_tasks.resources.translation import REPLACE, TranslationRule
+from conv_tasks.sdk import (
+    DEPRECATED,
+    HIDDEN,
+    REPLACE,
+    STRING,
+    PropertySchema,
+    SupportStatus,
+    TranslationRule,
+)
 
 
 class TestResourceOld(TestResource):

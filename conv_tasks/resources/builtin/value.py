@@ -11,11 +11,22 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.errors import Problem, ResourceFailure
-from conv_tasks.resources.coerce import coerce, describe
-from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
-from conv_tasks.resources.schema import ANY, STRING, AttributeSchema, Constraint, PropertySchema
-from conv_tasks.resources.support import SupportStatus
+from conv_tasks.sdk import (
+    ANY,
+    STRING,
+    ActionContext,
+    AttributeSchema,
+    Constraint,
+    Problem,
+    Progress,
+    PropertySchema,
+    ResourceFailure,
+    ResourceType,
+    SupportStatus,
+    coerce,
+    describe,
+    token_physical_id,
+)
 
 VALUE_TYPES = ("string", "number", "json", "boolean", "comma_delimited_list")
 

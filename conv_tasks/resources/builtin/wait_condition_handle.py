@@ -31,18 +31,22 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from conv_tasks.deployments.credentials import credential_hash, new_credential
-from conv_tasks.errors import ResourceFailure
-from conv_tasks.resources.plugin import (
+from conv_tasks.sdk import (
+    STRING,
     ActionContext,
+    AttributeSchema,
+    Constraint,
     Progress,
+    PropertySchema,
+    ResourceFailure,
     ResourceType,
+    SupportStatus,
+    WaitHandleStore,
+    credential_hash,
     engine_service,
+    new_credential,
     token_physical_id,
 )
-from conv_tasks.resources.schema import STRING, AttributeSchema, Constraint, PropertySchema
-from conv_tasks.resources.support import SupportStatus
-from conv_tasks.waitconditions.store import WaitHandleStore
 
 SIGNAL_TASK = "conv_tasks.wait_condition.signal"
 TOKEN_SIGNAL = "TOKEN_SIGNAL"
@@ -70,6 +74,8 @@ def wait_handle_store(ctx: ActionContext) -> WaitHandleStore:
 
 class WaitConditionHandleResource(ResourceType):
     """Receives the signals of a WaitCondition, authenticated by the handle's token."""
+
+    keeps_wait_signals: ClassVar[bool] = True
 
     type_name: ClassVar[str] = "OS::Heat::WaitConditionHandle"
     support_status: ClassVar[SupportStatus] = SupportStatus(version="2014.2")

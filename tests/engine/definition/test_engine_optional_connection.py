@@ -10,9 +10,8 @@ from typing import Any, ClassVar
 from conv_tasks.connections import Connections, parse_connections
 from conv_tasks.engine.definition import connection_problems
 from conv_tasks.engine.definition.model import StackDefinition
-from conv_tasks.resources import build_registry
-from conv_tasks.resources.plugin import ResourceType
-from conv_tasks.resources.schema import STRING, PropertySchema
+from conv_tasks.resources import ResourceType, build_registry
+from conv_tasks.sdk import STRING, PropertySchema
 
 CONNECTIONS = Connections(
     parse_connections(

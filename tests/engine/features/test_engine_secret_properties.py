@@ -15,16 +15,9 @@ from conv_tasks.engine import ChangeRequest, NewStackRequest, TenantStacks
 from conv_tasks.engine.definition import MASK, StackDefinition
 from conv_tasks.engine.read import list_events, preview_stack, show_resource, show_template
 from conv_tasks.errors import InvalidInput, ResourceFailure
-from conv_tasks.resources import (
-    ActionContext,
-    Progress,
-    PropertySchema,
-    Registry,
-    ResourceType,
-    default_registry,
-)
+from conv_tasks.resources import ActionContext, Progress, Registry, ResourceType, default_registry
 from conv_tasks.resources.builtin import TestResource
-from conv_tasks.resources.schema import BOOLEAN, STRING
+from conv_tasks.sdk import BOOLEAN, STRING, PropertySchema
 
 LITERAL = "literal-pw-0001"
 PARAMETER = "param-pw-0002"

@@ -21,7 +21,7 @@ from conv_tasks.engine.node.adopt import (
 )
 from conv_tasks.provider_errors import Fatal
 from conv_tasks.resources import ActionContext, ResourceType
-from conv_tasks.resources.plugin import Observed
+from conv_tasks.sdk import Observed
 from conv_tasks.statuses import Action, Status
 from conv_tasks.template.resolve import definition_hash
 

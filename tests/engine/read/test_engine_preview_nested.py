@@ -9,7 +9,7 @@ from typing import Any
 from conv_tasks.engine.read.preview import _uncertain
 from conv_tasks.engine.read.preview_nested import NONE, Unknown, child_unknown, parameters_read
 from conv_tasks.resources.builtin import HeatStackResource
-from conv_tasks.resources.builtin.resource_group import ResourceGroup
+from conv_tasks.resources.builtin.group.resource import ResourceGroup
 from conv_tasks.resources.provider_template import provider_template_type
 from conv_tasks.template.model import ResourceSnippet
 

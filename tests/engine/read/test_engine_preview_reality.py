@@ -16,7 +16,7 @@ from conv_tasks.engine.read import preview_stack
 from conv_tasks.provider_errors import Fatal, Throttled, Transient
 from conv_tasks.resources import ActionContext, default_registry
 from conv_tasks.resources.builtin import TestResource
-from conv_tasks.resources.plugin import Observed
+from conv_tasks.sdk import Observed
 
 # What the observe of each resource raises, by its value.
 RAISED: dict[str, Exception] = {

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from conv_tasks.resources import INTEGER, ActionContext, Progress, PropertySchema, Registry
+from conv_tasks.resources import ActionContext, Progress, Registry
 from conv_tasks.resources import default_registry as real_registry
 from conv_tasks.resources.builtin import TestResource
+from conv_tasks.sdk import INTEGER, PropertySchema
 
 STEPPED = "Test::Stepped"
 POLL_AFTER = 2.0  # seconds (of the test's clock) between two polls

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conv_tasks.resources.group import member_attributes_needed
+from conv_tasks.resources.builtin.group import member_attributes_needed
 
 
 def test_member_attributes_needed_for_references() -> None:

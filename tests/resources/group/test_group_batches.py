@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.resources.group import (
+from conv_tasks.resources.builtin.group import (
     Batch,
     BatchCreate,
     BatchPlan,

@@ -6,8 +6,11 @@ from __future__ import annotations
 from conv_tasks.errors import Problem
 from conv_tasks.resources import default_registry, template_problems
 from conv_tasks.resources.builtin import SoftwareDeploymentGroup
-from conv_tasks.resources.group import child_template, members_from_outputs
-from conv_tasks.resources.group.deployment_members import deployment_members, servers_problems
+from conv_tasks.resources.builtin.group import child_template, members_from_outputs
+from conv_tasks.resources.builtin.group.deployment_members import (
+    deployment_members,
+    servers_problems,
+)
 from conv_tasks.template import load_template
 
 PATH = "resources.deploy.properties.servers"

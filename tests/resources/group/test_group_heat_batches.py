@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from conv_tasks.resources.group import Member, plan_batches
-from conv_tasks.resources.group.capacity import Step, steps
+from conv_tasks.resources.builtin.group import Member, plan_batches
+from conv_tasks.resources.builtin.group.capacity import Step, steps
 
 OLD = {"type": "T", "properties": {"foo": "baz"}}
 NEW = {"type": "T", "properties": {"foo": "bar"}}

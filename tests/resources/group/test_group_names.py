@@ -7,8 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conv_tasks.resources.group import Resize, member_names, next_skiplist, removed_names, resize
-from conv_tasks.resources.group.names import index_order
+from conv_tasks.resources.builtin.group import (
+    Resize,
+    member_names,
+    next_skiplist,
+    removed_names,
+    resize,
+)
+from conv_tasks.resources.builtin.group.names import index_order
 
 
 def test_names_are_the_lowest_indices() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.resources.group import (
+from conv_tasks.resources.builtin.group import (
     MemberDefinition,
     child_template,
     group_template,

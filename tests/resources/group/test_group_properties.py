@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import InvalidInput
-from conv_tasks.resources.group import (
+from conv_tasks.resources.builtin.group import (
     BatchCreate,
     GroupProperties,
     MemberDefinition,
@@ -17,8 +17,8 @@ from conv_tasks.resources.group import (
     group_properties,
     update_policy,
 )
-from conv_tasks.resources.group import schema as s
-from conv_tasks.resources.schema import visible_schemas
+from conv_tasks.resources.builtin.group import schema as s
+from conv_tasks.sdk import visible_schemas
 
 WHERE = "resources.grp.properties"
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.resources.group import (
+from conv_tasks.resources.builtin.group import (
     BatchCreate,
     GroupProperties,
     MemberDefinition,
@@ -17,7 +17,7 @@ from conv_tasks.resources.group import (
     plan_create,
     replay,
 )
-from conv_tasks.resources.group.rollout import Move, NextMove, Rollout
+from conv_tasks.resources.builtin.group.rollout import Move, NextMove, Rollout
 
 GROUP = GroupProperties(3, "%index%", MemberDefinition("OS::Heat::None", {"n": "%index%"}))
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conv_tasks.resources import default_registry
-from conv_tasks.resources.group.static import static_group_problems
-from conv_tasks.resources.plugin import ResourceType
+from conv_tasks.resources import ResourceType, default_registry
+from conv_tasks.resources.builtin.group.static import static_group_problems
 
 WHERE = "resources.grp.properties"
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from conv_tasks.provider_errors import Fatal, NotFound, Throttled, Transient
-from conv_tasks.resources.http import Answer, decoded, failure, retry_after_seconds
-from conv_tasks.resources.http.answers import MAX_RESPONSE_DEPTH, service_message
+from conv_tasks.resources.builtin.http import Answer, decoded, failure, retry_after_seconds
+from conv_tasks.resources.builtin.http.answers import MAX_RESPONSE_DEPTH, service_message
 
 
 def _answer(status: int, content: Any = b"", **fields: Any) -> Answer:

@@ -3,8 +3,8 @@ object its template sets, secrets masked."""
 
 from __future__ import annotations
 
-from conv_tasks.resources.http import MISSING, found_at, masked, placed_at, projected
-from conv_tasks.resources.http.documents import MASK, depth
+from conv_tasks.resources.builtin.http import MISSING, found_at, masked, placed_at, projected
+from conv_tasks.resources.builtin.http.documents import MASK, depth
 
 
 def test_an_id_is_found_at_a_dotted_path_through_maps_and_lists() -> None:

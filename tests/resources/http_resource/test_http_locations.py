@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conv_tasks.resources.http import (
+from conv_tasks.resources.builtin.http import (
     DEFAULT_ITEM_URL,
     headers_problem,
     item_url,

@@ -21,7 +21,7 @@ from conv_tasks.engine.node.actions import run_step
 from conv_tasks.errors import TemplateError
 from conv_tasks.provider_errors import AlreadyExists, Fatal, NotFound, Transient
 from conv_tasks.resources import ActionContext, token_physical_id
-from conv_tasks.resources.builtin.http_resource import FAILED, REFUSED, HttpResource
+from conv_tasks.resources.builtin.http.resource import FAILED, REFUSED, HttpResource
 
 SECRET = "tok-5ecret-value"
 TOKEN = "stack-1:42:CREATE"

@@ -19,7 +19,7 @@ from conv_tasks.engine.features.nested.inherited_secrets import with_inherited_s
 from conv_tasks.engine.payload import read_stored_output
 from conv_tasks.engine.read import stored_outputs
 from conv_tasks.engine.stack import ChangeRequest, NewStackRequest, StackControl
-from conv_tasks.resources.child_stacks import ChildRequest, ChildStack
+from conv_tasks.sdk import ChildRequest, ChildStack
 from conv_tasks.statuses import Action, Status
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from conv_tasks.limits import MAX_TASK_JSON_BYTES
+from conv_tasks.sdk import MAX_TASK_JSON_BYTES
 
 # A task's registered name: identifiers joined by dots (Celery names a task module.function).
 TASK_NAME_PATTERN = r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)+"

@@ -23,8 +23,6 @@ from typing import Any, ClassVar
 
 from celery import Celery
 
-from conv_tasks.errors import Problem
-from conv_tasks.provider_errors import Fatal, Transient
 from conv_tasks.resources.builtin.celery_task import remote
 from conv_tasks.resources.builtin.celery_task.call import (
     ID_PATH_PATTERN,
@@ -36,26 +34,27 @@ from conv_tasks.resources.builtin.celery_task.call import (
     physical_id_at,
     task_id_for,
 )
-from conv_tasks.resources.plugin import (
+from conv_tasks.sdk import (
+    ANY,
     CREATE,
     DEFAULT_ACTION_TIMEOUT,
     DELETE,
-    UPDATE,
-    ActionContext,
-    Progress,
-    ResourceType,
-    TypeLookup,
-)
-from conv_tasks.resources.schema import (
-    ANY,
     MAP,
     NUMBER,
     STRING,
+    UPDATE,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    Fatal,
+    Problem,
+    Progress,
     PropertySchema,
+    ResourceType,
+    Transient,
+    TypeLookup,
+    function_call,
 )
-from conv_tasks.template.functions import function_call
 
 # Polls come soon after a send (most tasks are quick), then further apart as the task takes
 # longer: a quarter of the time waited so far, at most MAX_POLL so that a cancel is soon seen.

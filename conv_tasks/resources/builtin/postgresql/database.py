@@ -16,7 +16,6 @@ from typing import Any, ClassVar
 
 import psycopg
 
-from conv_tasks.provider_errors import Conflict
 from conv_tasks.resources.builtin.postgresql import statements
 from conv_tasks.resources.builtin.postgresql.catalog import FoundDatabase, find_database
 from conv_tasks.resources.builtin.postgresql.marked import (
@@ -37,21 +36,20 @@ from conv_tasks.resources.builtin.postgresql.ownership import (
     staging_name,
 )
 from conv_tasks.resources.builtin.postgresql.session import acting
-from conv_tasks.resources.plugin import (
+from conv_tasks.sdk import (
     CREATE,
-    ActionContext,
-    Observed,
-    Progress,
-    ResourceType,
-)
-from conv_tasks.resources.schema import (
     INTEGER,
     STRING,
+    ActionContext,
     AttributeSchema,
+    Conflict,
     Constraint,
+    Observed,
+    Progress,
     PropertySchema,
+    ResourceType,
+    SupportStatus,
 )
-from conv_tasks.resources.support import SupportStatus
 
 # The encodings a PostgreSQL database may have (the server-side ones), as the server names
 # them (pg_encoding_to_char), so that what `observe` reads compares equal.

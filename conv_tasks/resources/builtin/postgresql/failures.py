@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import psycopg
 
-from conv_tasks.provider_errors import (
+from conv_tasks.sdk import (
     AlreadyExists,
     Conflict,
     Fatal,

@@ -14,7 +14,6 @@ from typing import Any, Protocol, TypeVar
 
 from psycopg import sql
 
-from conv_tasks.provider_errors import NotFound, Transient
 from conv_tasks.resources.builtin.postgresql.ownership import (
     MARK,
     carries_mark,
@@ -22,7 +21,7 @@ from conv_tasks.resources.builtin.postgresql.ownership import (
     name_problem,
 )
 from conv_tasks.resources.builtin.postgresql.session import acting
-from conv_tasks.resources.plugin import ActionContext
+from conv_tasks.sdk import ActionContext, NotFound, Transient
 
 log = logging.getLogger(__name__)
 

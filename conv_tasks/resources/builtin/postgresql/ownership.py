@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from conv_tasks.provider_errors import AlreadyExists, Fatal
-from conv_tasks.resources.plugin import ActionContext
+from conv_tasks.sdk import ActionContext, AlreadyExists, Fatal
 
 MARK_PREFIX = "conv_tasks:"
 STAGING_PREFIX = "conv_tasks_staging_"

@@ -37,17 +37,20 @@ from conv_tasks.resources.builtin.postgresql.ownership import (
     ownership,
 )
 from conv_tasks.resources.builtin.postgresql.session import acting, password_verifier
-from conv_tasks.resources.plugin import ActionContext, Observed, Progress, ResourceType
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     BOOLEAN,
     INTEGER,
     LIST,
     STRING,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    Observed,
+    Progress,
     PropertySchema,
+    ResourceType,
+    SupportStatus,
 )
-from conv_tasks.resources.support import SupportStatus
 
 _NAME = (Constraint.length(1, 63),)
 # A password shorter than this is refused: a secret is masked wherever its text appears, and

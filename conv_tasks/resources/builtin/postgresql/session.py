@@ -16,7 +16,7 @@ import psycopg
 
 from conv_tasks.resources.builtin.postgresql.failures import provider_error
 from conv_tasks.resources.builtin.postgresql.statements import BOUNDS, UNBOUNDED
-from conv_tasks.resources.plugin import ActionContext
+from conv_tasks.sdk import ActionContext
 
 
 @contextlib.contextmanager

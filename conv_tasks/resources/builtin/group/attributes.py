@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from conv_tasks.template.group_attributes import (
+from conv_tasks.sdk import (
     ATTRIBUTES,
     REFS,
     REFS_MAP,

@@ -16,53 +16,53 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from conv_tasks.errors import ConvTasksError, InvalidInput, Problem, ResourceFailure
-from conv_tasks.resources.child_stacks import (
-    COMPLETE,
-    FAILED,
-    ChildRequest,
-    ChildStack,
-)
-from conv_tasks.resources.group import (
+from conv_tasks.resources.builtin.group import schema as s
+from conv_tasks.resources.builtin.group.attributes import member_attributes_needed
+from conv_tasks.resources.builtin.group.batches import (
     Batch,
     BatchPlan,
-    GroupProperties,
     Member,
-    Move,
-    Rollout,
     check_pause_fits,
-    child_template,
     group_definer,
-    group_properties,
-    member_attributes_needed,
-    member_names,
-    members_from_outputs,
-    next_skiplist,
     plan_create,
     plan_update,
     replay,
-    static_group_problems,
+)
+from conv_tasks.resources.builtin.group.names import index_order, member_names, next_skiplist
+from conv_tasks.resources.builtin.group.nested import child_template, members_from_outputs
+from conv_tasks.resources.builtin.group.properties import (
+    GroupProperties,
+    group_properties,
     update_policy,
 )
-from conv_tasks.resources.group import schema as s
-from conv_tasks.resources.group.names import index_order
-from conv_tasks.resources.nested import (
+from conv_tasks.resources.builtin.group.rollout import Move, Rollout
+from conv_tasks.resources.builtin.group.static import static_group_problems
+from conv_tasks.sdk import (
+    COMPLETE,
+    DEFAULT_ACTION_TIMEOUT,
+    FAILED,
+    MEMBER_VIEW,
     MIN_POLL_SECS,
+    ActionContext,
+    AttributeSchema,
+    ChildRequest,
+    ChildStack,
+    ChildTemplateSource,
+    ConvTasksError,
+    InvalidInput,
     NestedStackResource,
+    Problem,
+    Progress,
+    PropertySchema,
+    ResourceFailure,
+    SupportStatus,
+    TypeLookup,
     child_stacks,
     child_timeout,
+    member_view_data,
     poll_after,
+    reference_problem,
 )
-from conv_tasks.resources.plugin import (
-    DEFAULT_ACTION_TIMEOUT,
-    ActionContext,
-    Progress,
-    TypeLookup,
-)
-from conv_tasks.resources.schema import AttributeSchema, PropertySchema
-from conv_tasks.resources.support import SupportStatus
-from conv_tasks.template.group_attributes import reference_problem
-from conv_tasks.template.member_view import MEMBER_VIEW, member_view_data
 
 SKIPLIST = "skiplist"
 ROLLOUT = "rollout"
@@ -85,6 +85,17 @@ class ResourceGroup(NestedStackResource):
     @classmethod
     def template_problems(cls, values: Any, *, path: str, lookup: TypeLookup) -> list[Problem]:
         return static_group_problems(values, path=path, lookup=lookup)
+
+    @classmethod
+    def child_template_source(cls, properties: Mapping[str, Any]) -> ChildTemplateSource | None:
+        # The members' provider template, unless the count is a literal 0 (no member).
+        definition = properties.get(s.RESOURCE_DEF)
+        if properties.get(s.COUNT) in (0, "0") or not isinstance(definition, Mapping):
+            return None
+        member_type = definition.get(s.DEF_TYPE)
+        if not isinstance(member_type, str):
+            return None
+        return ChildTemplateSource(f"{s.RESOURCE_DEF}.{s.DEF_TYPE}", member_type=member_type)
 
     @classmethod
     def references_in_definition(cls, references: Sequence[tuple[str, Sequence[Any]]]) -> Any:
@@ -161,7 +172,7 @@ class ResourceGroup(NestedStackResource):
         }
         return Progress(done=False, data=data, poll_after=MIN_POLL_SECS)
 
-    def preview_request(self, ctx: ActionContext) -> ChildRequest:
+    def preview_request(self, ctx: ActionContext) -> ChildRequest | None:
         """The child once every batch of this update is applied (a preview's answer: the
         batches and pauses between are how, not what)."""
         if ctx.physical_id is None:

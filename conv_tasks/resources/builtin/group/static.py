@@ -13,16 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from conv_tasks.errors import Problem
-from conv_tasks.resources.group import schema as s
-from conv_tasks.resources.group.names import member_names
-from conv_tasks.resources.group.nested import substitute_index
-from conv_tasks.resources.group.properties import removal_entry_problem
-from conv_tasks.resources.properties import static_problems
-from conv_tasks.template import contains_function
+from conv_tasks.resources.builtin.group import schema as s
+from conv_tasks.resources.builtin.group.names import member_names
+from conv_tasks.resources.builtin.group.nested import substitute_index
+from conv_tasks.resources.builtin.group.properties import removal_entry_problem
+from conv_tasks.sdk import Problem, contains_function, static_problems
 
 if TYPE_CHECKING:
-    from conv_tasks.resources.plugin import ResourceType
+    from conv_tasks.sdk import ResourceType
 
 # type name -> its class, or None for a type that does not exist.
 TypeLookup = Callable[[str], "type[ResourceType] | None"]

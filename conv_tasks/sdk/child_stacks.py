@@ -51,6 +51,19 @@ class ChildRequest:
     facade: Mapping[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class ChildTemplateSource:
+    """Where the template of the child stack a resource would own comes from, as its
+    unresolved properties already say (`template validate` and a stack's request check it
+    then): written in them (`template`: HOT text or a mapping), or the provider template
+    the type `member_type` maps to (a group's members). `path` is where in the resource's
+    properties it is given, for the problems found in it."""
+
+    path: str
+    template: Mapping[str, Any] | str | None = None
+    member_type: str | None = None
+
+
 @runtime_checkable
 class ChildStacks(Protocol):
     """Create, update, delete, cancel and read the child stacks of a parent's resources.

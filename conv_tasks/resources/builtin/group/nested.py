@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from conv_tasks.resources.group.properties import MemberDefinition
-from conv_tasks.template.group_attributes import MemberData
+from conv_tasks.resources.builtin.group.properties import MemberDefinition
+from conv_tasks.sdk import MemberData
 
 # The version Heat writes group templates in; every function a member may use is in it.
 CHILD_TEMPLATE_VERSION = "2015-04-30"

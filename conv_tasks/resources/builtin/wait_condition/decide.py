@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from conv_tasks.waitconditions.signals import SignalStatus, WaitSignal
+from conv_tasks.sdk import SignalStatus, WaitSignal
 
 # Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum.
 MIN_POLL_SECS = 0.5

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
+    ATTRIBUTES,
     INTEGER,
     LIST,
     MAP,
     NUMBER,
+    REFS,
+    REFS_MAP,
+    REMOVED_RSRC_LIST,
     STRING,
     AttributeSchema,
     Constraint,
     PropertySchema,
+    SupportStatus,
 )
-from conv_tasks.resources.support import SupportStatus
-from conv_tasks.template.group_attributes import ATTRIBUTES, REFS, REFS_MAP, REMOVED_RSRC_LIST
 
 TYPE_NAME = "OS::Heat::ResourceGroup"
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import httpx
 
-from conv_tasks.provider_errors import Fatal, Transient
-from conv_tasks.resources.http.answers import MAX_RESPONSE_BYTES, Answer
+from conv_tasks.resources.builtin.http.answers import MAX_RESPONSE_BYTES, Answer
+from conv_tasks.sdk import Fatal, Transient
 
 
 def send(

@@ -24,42 +24,41 @@ from typing import Any, ClassVar
 
 import httpx
 
-from conv_tasks.errors import Problem
-from conv_tasks.provider_errors import AlreadyExists, Fatal
-from conv_tasks.resources.http import (
-    DEFAULT_ITEM_URL,
+from conv_tasks.resources.builtin.http.answers import Answer, decoded, failure
+from conv_tasks.resources.builtin.http.documents import (
     ID_PATH_PATTERN,
     MISSING,
-    Answer,
-    decoded,
-    failure,
     found_at,
-    headers_problem,
-    item_url,
-    item_url_problem,
     masked,
     placed_at,
     projected,
-    send,
+)
+from conv_tasks.resources.builtin.http.exchange import send
+from conv_tasks.resources.builtin.http.locations import (
+    DEFAULT_ITEM_URL,
+    headers_problem,
+    item_url,
+    item_url_problem,
     url_problem,
 )
-from conv_tasks.resources.plugin import (
-    DEFAULT_STEP_BUDGET,
-    ActionContext,
-    Observed,
-    Progress,
-    ResourceType,
-    TypeLookup,
-    token_physical_id,
-)
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     BOOLEAN,
+    DEFAULT_STEP_BUDGET,
     MAP,
     NUMBER,
     STRING,
+    ActionContext,
+    AlreadyExists,
     AttributeSchema,
     Constraint,
+    Fatal,
+    Observed,
+    Problem,
+    Progress,
     PropertySchema,
+    ResourceType,
+    TypeLookup,
+    token_physical_id,
 )
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """OS::Heat::WaitCondition: waits for `count` SUCCESS signals on its handle, by polling.
 
 Every step reads the handle's signals and judges them
-(conv_tasks.waitconditions.decide); a worker is never blocked. Signals the
+(decide.py); a worker is never blocked. Signals the
 handle received before the wait began count (Heat keeps them on the handle).
 An update waits again, from the update's start, for the new count. Deleting
 the wait condition clears the handle's signals, as Heat does. This module
@@ -13,21 +13,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.errors import ResourceFailure
-from conv_tasks.limits import MAX_WAIT_CONDITION_SECS, MAX_WAIT_SIGNALS
+from conv_tasks.resources.builtin.wait_condition.decide import WaitOutcome, judge
 from conv_tasks.resources.builtin.wait_condition_handle import wait_handle_store
-from conv_tasks.resources.plugin import ActionContext, Progress, ResourceType, token_physical_id
-from conv_tasks.resources.schema import (
+from conv_tasks.sdk import (
     INTEGER,
+    MAX_WAIT_CONDITION_SECS,
+    MAX_WAIT_SIGNALS,
     NUMBER,
     STRING,
+    ActionContext,
     AttributeSchema,
     Constraint,
+    Progress,
     PropertySchema,
+    ResourceFailure,
+    ResourceType,
+    SupportStatus,
+    WaitSignal,
+    data_text,
+    token_physical_id,
 )
-from conv_tasks.resources.support import SupportStatus
-from conv_tasks.waitconditions.decide import WaitOutcome, judge
-from conv_tasks.waitconditions.signals import WaitSignal, data_text
 
 # The engine's own deadline for the action comes this long after the wait's timeout, so the
 # wait condition fails first, with its own reason ("N of COUNT received").

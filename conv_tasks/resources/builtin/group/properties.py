@@ -12,10 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conv_tasks.errors import InvalidInput, Problem
-from conv_tasks.resources.coerce import describe
-from conv_tasks.resources.group import schema as s
-from conv_tasks.resources.properties import check_values
+from conv_tasks.resources.builtin.group import schema as s
+from conv_tasks.sdk import InvalidInput, Problem, check_values, describe
 
 
 @dataclass(frozen=True)

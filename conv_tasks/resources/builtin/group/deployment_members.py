@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.errors import Problem
-from conv_tasks.template import contains_function, function_call
+from conv_tasks.sdk import Problem, contains_function, function_call
 
 MEMBER_TYPE = "OS::Heat::SoftwareDeployment"
 SERVERS = "servers"

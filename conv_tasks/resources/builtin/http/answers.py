@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from conv_tasks.provider_errors import Fatal, NotFound, ProviderError, Throttled, Transient
-from conv_tasks.resources.http.documents import depth
+from conv_tasks.resources.builtin.http.documents import depth
+from conv_tasks.sdk import Fatal, NotFound, ProviderError, Throttled, Transient
 
 THROTTLED = 429
 UNAVAILABLE = frozenset({502, 503, 504})

@@ -19,22 +19,17 @@ from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.limits import MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
-from conv_tasks.resources.child_stacks import (
+from conv_tasks.sdk.child_stacks import (
     COMPLETE,
     FAILED,
     IN_PROGRESS,
     ChildRequest,
     ChildStacks,
 )
-from conv_tasks.resources.plugin import (
-    CHECK,
-    DELETE,
-    SUSPEND,
-    ActionContext,
-    Progress,
-    ResourceType,
-    engine_service,
-)
+from conv_tasks.sdk.context import ActionContext, engine_service
+from conv_tasks.sdk.progress import Progress
+from conv_tasks.sdk.resource_type import ResourceType
+from conv_tasks.sdk.terms import CHECK, DELETE, SUSPEND
 
 # Polls start this often and slow down as the wait grows (a tenth of it), up to the maximum:
 # a small child is noticed at once, a long one costs a poll every few seconds.
@@ -71,7 +66,7 @@ class NestedStackResource(ResourceType):
         """What the child stack should be for these properties."""
         raise NotImplementedError
 
-    def preview_request(self, ctx: ActionContext) -> ChildRequest:
+    def preview_request(self, ctx: ActionContext) -> ChildRequest | None:
         """What the child will be once this update of the resource has finished: a preview
         previews the child against it. It only reads (a group reads its child's members)."""
         return self._request(ctx)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from conv_tasks.resources.group.batches import BatchPlan
+from conv_tasks.resources.builtin.group.batches import BatchPlan
 
 
 class Move(StrEnum):

@@ -17,11 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conv_tasks.errors import InvalidInput, Problem
-from conv_tasks.resources.group.capacity import needs_batch, next_step
-from conv_tasks.resources.group.names import index_order, member_names
-from conv_tasks.resources.group.nested import member_definition
-from conv_tasks.resources.group.properties import BatchCreate, GroupProperties, RollingUpdate
+from conv_tasks.resources.builtin.group.capacity import needs_batch, next_step
+from conv_tasks.resources.builtin.group.names import index_order, member_names
+from conv_tasks.resources.builtin.group.nested import member_definition
+from conv_tasks.resources.builtin.group.properties import (
+    BatchCreate,
+    GroupProperties,
+    RollingUpdate,
+)
+from conv_tasks.sdk import InvalidInput, Problem
 
 # name -> the member's resource in the child template, with the new resource_def.
 Definer = Callable[[str], Mapping[str, Any]]

@@ -12,267 +12,21 @@ service answers, and honours the idempotency token: the same token never makes t
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol, TypeVar, runtime_checkable
+from typing import Any, ClassVar
 
-from conv_tasks.deployments.store import DeploymentStore
-from conv_tasks.errors import Problem, ResourceFailure
+from conv_tasks.errors import Problem
 from conv_tasks.provider_errors import Fatal
-from conv_tasks.resources.child_stacks import ChildStacks
-from conv_tasks.resources.schema import AttributeSchema, PropertySchema
-from conv_tasks.resources.support import SupportStatus
-from conv_tasks.resources.translation import TranslationRule
-from conv_tasks.waitconditions.store import WaitHandleStore
+from conv_tasks.sdk.child_stacks import ChildRequest, ChildTemplateSource
+from conv_tasks.sdk.context import ActionContext
+from conv_tasks.sdk.progress import Observed, Progress
+from conv_tasks.sdk.schema import AttributeSchema, PropertySchema
+from conv_tasks.sdk.support import SupportStatus
+from conv_tasks.sdk.terms import DEFAULT_ACTION_TIMEOUT, DEFAULT_STEP_BUDGET, token_physical_id
+from conv_tasks.sdk.translation import TranslationRule
 
 # type name -> its class, or None for a type that does not exist.
 TypeLookup = Callable[[str], "type[ResourceType] | None"]
-
-SDK_VERSION = "1.2"  # 1.1: suspend and resume actions; Observed.data (adopting, external_id)
-# 1.2: ActionContext.create_token, ResourceType.makes_objects (a create that ended without a
-# physical id still gets a delete)
-"""The version of the resource-type SDK (conv_tasks.sdk) this conv_tasks offers: the minor
-number grows with additions, the major one with changes a type must follow. A type names the
-versions it is written for in `ResourceType.sdk_versions`."""
-CONNECTION_KINDS = ("postgresql", "http", "celery")
-"""The kinds of connection a type may act through (`ResourceType.connection_kind`;
-conv_tasks.connections.specs.KINDS)."""
-
-DEFAULT_ACTION_TIMEOUT = 3600.0
-"""Seconds an action may take when its stack sets no timeout (Heat's default stack timeout);
-a type may say otherwise in `ResourceType.action_timeout`."""
-DEFAULT_STEP_BUDGET = 5.0
-"""Seconds one step (a start or a poll) may take before the engine logs it as too slow, and
-the conformance kit fails it: a step must return, and ask to be polled, rather than wait for
-the service. A type may say otherwise in `ResourceType.step_budget`."""
-
-# The actions, as `ActionContext.action` names them.
-CREATE = "CREATE"
-"""A create's steps, and `observe` when a resource adopts an object (`external_id`). A
-replacement is the create of a new version."""
-UPDATE = "UPDATE"
-"""An update in place's steps."""
-DELETE = "DELETE"
-"""A delete's steps."""
-CHECK = "CHECK"
-"""A stack check's `check`, and `observe` in a preview."""
-SUSPEND = "SUSPEND"
-"""A stack suspend's steps (SDK 1.1)."""
-RESUME = "RESUME"
-"""A stack resume's steps (SDK 1.1)."""
-
-# Fixed so that the id made from a token is the same on every host and every retry.
-_TOKEN_NAMESPACE = uuid.UUID("5b0e1f3c-7d4a-4c55-9a3e-2f6b8d1c0a17")
-
-
-def token_physical_id(token: str) -> str:
-    """A stable physical id for things that exist only on paper (OS::Heat::None and friends)."""
-    return str(uuid.uuid5(_TOKEN_NAMESPACE, token))
-
-
-@runtime_checkable
-class Sandbox(Protocol):
-    """The test cloud that TestResource and friends act on."""
-
-    def create(self, token: str, kind: str, properties: Mapping[str, Any]) -> str:
-        """The object id; the same token always returns the same object, created once."""
-        ...
-
-    def update(self, object_id: str, properties: Mapping[str, Any]) -> None: ...
-
-    def delete(self, object_id: str) -> bool:
-        """False if it was not there (already deleted is fine)."""
-        ...
-
-    def get(self, object_id: str) -> Mapping[str, Any] | None: ...
-
-    def find(self, token: str) -> str | None:
-        """The id of the live object the create with this token made; None if none is."""
-        ...
-
-
-@dataclass(frozen=True)
-class ActionContext:
-    """Everything one step of one action on one resource may use.
-
-    The engine makes a new one for every step, from what it recorded: nothing a step sets on
-    it is kept (it is frozen). What a step wants kept goes back in `Progress.data` and
-    `Progress.physical_id`. The fields after `sandbox` serve the built-in types; a type of
-    your own reads `connection` (through `client()`) and, if it needs them, `deadline`,
-    `tenant` and `update_policy`.
-    """
-
-    stack_id: str
-    """The id of the resource's stack. Every idempotency token starts with it."""
-    resource_name: str
-    """The resource's name in its stack's template: name the object after it in messages."""
-    action: str
-    """The action this step belongs to: `CREATE`, `UPDATE`, `DELETE`, `CHECK`, `SUSPEND` or
-    `RESUME` (the SDK's constants of those names)."""
-    idempotency_token: str
-    """The same on every step and every retry of this action on this version of the resource,
-    whichever worker runs it; another for every other action or version (a replacement's
-    create, an update in place and each delete get their own). The same token must never make
-    two things. Opaque, but for its start: the stack's id."""
-    properties: Mapping[str, Any]
-    """The properties the action converges to: every property of the schema, checked and
-    coerced to its type, its default filled in, None where it has neither a value nor a
-    default. A delete, a check and `observe` get the version's own (as last converged)."""
-    old_properties: Mapping[str, Any] | None
-    """On the steps of an update in place, the properties the resource had before (compare
-    them with `properties` to know what to change; they may be equal: a change of metadata
-    alone, or an update tried again after it failed). None on every other action."""
-    physical_id: str | None
-    """The id of the real object, as a step returned it in `Progress.physical_id`. None on a
-    create's first step; an update in place keeps the previous version's; a replacement's
-    create starts from None. (A resource that adopts an object never calls `create`: its
-    `observe` gets the external id here.)"""
-    data: Mapping[str, Any]
-    """The plugin data kept so far: every `Progress.data` the version's steps returned,
-    merged key by key (an update in place starts from the previous version's; a replacement
-    from nothing). The engine may keep keys of its own in it, named `__conv_tasks_*__`."""
-    started_at: float
-    """When the action's first step ran (epoch seconds); the same on every step of it."""
-    now: float
-    """Now (epoch seconds), by the database's clock in a node: compare it with `started_at`
-    and `deadline`, not with this host's clock."""
-    sandbox: Sandbox
-    """The test cloud OS::Heat::TestResource and its kin act on."""
-    deployments: DeploymentStore | None = None
-    """Where software configs and deployments are kept (None where nothing provides one)."""
-    children: ChildStacks | None = None
-    """The child stacks of nested-stack resources (None where nothing provides them)."""
-    deadline: float | None = None
-    """When the action must have finished (epoch seconds), if known: past it the engine calls
-    `interrupt` and fails the action. A child stack gets what is left of it as its timeout."""
-    update_policy: Mapping[str, Any] = field(default_factory=dict)
-    """The resource's update_policy as resolved (types with an update_policy_schema), on the
-    first step of a create or update; empty otherwise."""
-    attribute_references: tuple[tuple[str, tuple[Any, ...]], ...] = ()
-    """Every get_attr [resource, attribute, *path] of this resource in its stack's template, as
-    (attribute, literal path items), on the first step of a create or update: a group reads
-    only the member attributes these need."""
-    wait_handles: WaitHandleStore | None = None
-    """Where wait condition handles keep their signals (None where nothing provides one)."""
-    facade: Mapping[str, Any] | None = None
-    """The resource's own definition as a child stack reads it through resource_facade
-    (resolved metadata, deletion_policy, update_policy): given on the first step of a create
-    or update, None on polls and deletes."""
-    tenant: str | None = None
-    """The tenant whose stack this is."""
-    edge_url: str | None = None
-    """The HTTP edge's base URL as servers reach it (CONV_TASKS_API_PUBLIC_URL), for types
-    that give servers a URL to call back (a wait condition handle); None where none is set."""
-    connection: Connected | None = None
-    """The connection the resource names in its `connection` property, for a type that needs
-    one (`ResourceType.connection_kind`); `client()` is its ready client."""
-    create_token: str | None = None
-    """The idempotency token of the create of a version that has no physical id: the create
-    ended (interrupted, failed, cancelled, its worker killed) before the type returned one,
-    but it may have made its object. Given on a delete (its start and its polls) of such a
-    version, and on the conformance kit's `observe` of what it left: the type finds the object
-    that this token's create made (the id it derives from the token, the mark it left on the
-    object, the task it sent) and deletes (or reads) it; finding nothing is done (or
-    `Observed(exists=False)`). None on every other step (`idempotency_token` is the step's
-    own). SDK 1.2."""
-
-    def client(self) -> Any:
-        """The ready client of the resource's connection; Fatal if it names none."""
-        if self.connection is None:
-            raise Fatal(
-                f"Resource {self.resource_name}: it names no connection.",
-                resource=self.resource_name,
-                action=self.action,
-            )
-        return self.connection.client
-
-
-@runtime_checkable
-class Connected(Protocol):
-    """What an action sees of its resource's connection (conv_tasks.connections)."""
-
-    name: str
-    kind: str
-
-    @property
-    def client(self) -> Any:
-        """The ready client: a psycopg connection, an httpx.Client, a Celery app."""
-        ...
-
-    def secrets(self) -> tuple[str, ...]:
-        """The secret values to mask in anything shown."""
-        ...
-
-    def admit(self, token: str, *, starting: bool) -> float:
-        """(The engine's) seconds the action `token` waits for the connection's rate limits."""
-        ...
-
-    def release(self, token: str) -> None:
-        """(The engine's) the action `token` ended: its slot in flight is free."""
-        ...
-
-
-@dataclass(frozen=True)
-class Observed:
-    """The real object as a type's `observe` found it: whether it exists, and the properties
-    it can read back (those it cannot, a password say, are left out)."""
-
-    exists: bool
-    """False only when the service said the object is not there: a stack check then fails
-    the resource, and an adoption fails. A service that did not answer is not an answer:
-    raise `Throttled` or `Transient` instead."""
-    properties: Mapping[str, Any] = field(default_factory=dict)
-    """The properties read back, by name: each is compared with the stored value of the same
-    name; a property left out is not compared."""
-    data: Mapping[str, Any] = field(default_factory=dict)
-    """What the type keeps of the object as its create would have (`Progress.data`), for a
-    resource that adopts it (external_id): its attributes are read from it. SDK 1.1."""
-
-    def differences(self, wanted: Mapping[str, Any]) -> list[str]:
-        """The properties read back whose real value is not the wanted one, by name."""
-        return sorted(k for k, v in self.properties.items() if k in wanted and wanted[k] != v)
-
-
-def can_observe(cls: type[ResourceType]) -> bool:
-    """Whether the type implements `observe` (stack check, preview, adopting an external_id)."""
-    return cls.observe is not ResourceType.observe
-
-
-S = TypeVar("S")
-
-
-def engine_service(ctx: ActionContext, service: S | None, what: str) -> S:
-    """A service the engine hands actions on the context (the deployment store, wait
-    condition handles, child stacks), or a failure naming `what` this engine lacks."""
-    if service is None:
-        raise ResourceFailure(
-            f"Resource {ctx.resource_name}: no {what} is configured in this engine.",
-            resource=ctx.resource_name,
-            action=ctx.action,
-        )
-    return service
-
-
-@dataclass(frozen=True)
-class Progress:
-    """Where an action stands after one step. The engine records it with the resource before
-    it does anything else: a step that is not done is polled after `poll_after` seconds, by
-    whichever worker takes the node then."""
-
-    done: bool
-    """True when the action is finished; False to be polled (`check_create` and its kin)."""
-    physical_id: str | None = None
-    """The id of the real object, recorded with the step whether it is done or not: return it
-    as soon as the service gives it, so that a failure or an interruption after that leaves
-    it known (a later delete gets it). None keeps the id recorded before: a step cannot
-    clear it."""
-    data: Mapping[str, Any] = field(default_factory=dict)
-    """What to keep with the resource (JSON values), merged over what earlier steps kept, key
-    by key: a key is never removed, only given a new value (None, say). It comes back as
-    `ActionContext.data`, and `attributes()` reads it by default."""
-    poll_after: float = 1.0
-    """Seconds until the next poll, when not done (at least 0.05)."""
 
 
 class ResourceType:
@@ -300,6 +54,10 @@ class ResourceType:
     template, a group): the child inherits the stack's files, parameter_defaults and
     resource_registry, so a change of those alone converges the resource, and the child
     updates as Heat always updates nested stacks (a provider template's new text in files)."""
+    keeps_wait_signals: ClassVar[bool] = False
+    """True for a type whose resources are wait condition handles: a signal the stack's owner
+    sends to one is recorded in the WaitHandleStore (`ctx.wait_handles`), as a host's
+    signal with the handle's token would be, rather than kept as an event. SDK 1.3."""
     update_policy_schema: ClassVar[Mapping[str, PropertySchema] | None] = None
     """The schema of the resource's update_policy section; None: the type has none, and a
     template that gives one is refused."""
@@ -310,6 +68,24 @@ class ResourceType:
         of its definition: a change of it converges the resource like a change of properties.
         None (the default): nothing is. A group returns the member attributes its child
         stack must offer."""
+        return None
+
+    @classmethod
+    def child_template_source(cls, properties: Mapping[str, Any]) -> ChildTemplateSource | None:
+        """For a type that owns a child stack, where the child's template comes from when the
+        unresolved `properties` already say it (a literal template, the type of a group's
+        members), so that a request checks it before anything runs; None (the default):
+        nothing to check before the child is made. SDK 1.3."""
+        return None
+
+    @classmethod
+    def unknown_child_parameters(
+        cls, properties: Mapping[str, Any], unknown: Callable[[Any], bool]
+    ) -> frozenset[str] | None:
+        """For a type that owns a child stack, which of the child's parameters a stack
+        preview cannot know yet, given which property values it cannot (`unknown(value)`):
+        a provider template's are its properties, an OS::Heat::Stack's the keys of its
+        `parameters`. None (the default): all of them. SDK 1.3."""
         return None
 
     @classmethod
@@ -407,6 +183,12 @@ class ResourceType:
         needs no replacement (seed 004, substitute_class)."""
         substitute = cls.support_status.substitute_class
         return substitute is not None and issubclass(other, substitute)
+
+    def preview_request(self, ctx: ActionContext) -> ChildRequest | None:
+        """For a type that owns a child stack, what the child will be once this update of the
+        resource has finished (`stack preview` previews the child against it); it only
+        reads. None (the default): the type has no child to preview. SDK 1.3."""
+        return None
 
     def needs_replacement(self, old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
         """True if any changed property cannot be updated in place: one whose schema is not
@@ -529,3 +311,8 @@ class ResourceType:
         """What `get_resource` gives for the resource: by default its physical id. Called
         when a create or an update finishes, and stored."""
         return ctx.physical_id
+
+
+def can_observe(cls: type[ResourceType]) -> bool:
+    """Whether the type implements `observe` (stack check, preview, adopting an external_id)."""
+    return cls.observe is not ResourceType.observe

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import count as naturals
 
-from conv_tasks.resources.group.schema import APPEND, UPDATE
+from conv_tasks.resources.builtin.group.schema import APPEND, UPDATE
 
 
 def index_order(name: str) -> tuple[int, int, str]:

@@ -11,8 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.resources.schema import ANY, BOOLEAN, INTEGER, LIST, MAP, NUMBER, STRING
-from conv_tasks.template.parameter_types import TypeMismatch, to_number
+from conv_tasks.sdk.schema import ANY, BOOLEAN, INTEGER, LIST, MAP, NUMBER, STRING
+from conv_tasks.template import TypeMismatch, to_number
 
 _NAMES = {
     STRING: "a string",
