@@ -29,6 +29,8 @@ EXTRA_MODULES: Mapping[str, tuple[str, ...]] = {
 # rest is the core, which must never import them at module level.
 EXTRA_PARTS: Mapping[str, str] = {
     "conv_tasks.api": "edge",
+    "conv_tasks.edge": "edge",
+    "conv_tasks.server": "edge",
     "conv_tasks.ui": "edge",
     "conv_tasks.testing.plugin": "kit",
 }

@@ -137,9 +137,9 @@ def third_party(imp: Import) -> bool:
 def test_the_import_scan_finds_what_the_package_is_known_to_import() -> None:
     found = {(imp.module, imp.name, imp.lazy) for imp in all_imports()}
     assert ("conv_tasks.resources.builtin.http.resource", "httpx", False) in found
-    assert ("conv_tasks.api.auth", "keystonemiddleware", True) in found
+    assert ("conv_tasks.edge.auth", "keystonemiddleware", True) in found
     assert ("conv_tasks.testing.plugin", "pytest", False) in found
-    assert ("conv_tasks.cli.commands.api", "conv_tasks.api", True) in found
+    assert ("conv_tasks.cli.commands.api", "conv_tasks.server", True) in found
     # Under `if TYPE_CHECKING:` an import is for the type checker: never made at run time.
     assert ("conv_tasks.testing", "conv_tasks.testing.cluster", False) not in found
 
@@ -306,7 +306,7 @@ def test_the_edge_without_its_extra_says_which_to_install_in_one_line(
     done = cli_without_extras(*args)
     assert done.returncode == 1
     assert done.stderr.splitlines() == [
-        "ERROR: The HTTP edge (conv_tasks.api, `conv-tasks api`) needs the edge extra, which "
+        "ERROR: The HTTP edge (`conv-tasks api`) needs the edge extra, which "
         "is not installed (no module starlette, uvicorn, jinja2): "
         "pip install 'conv_tasks[edge]'."
     ]

@@ -13,17 +13,17 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from conv_tasks.api import heat_input, heat_views, listing
-from conv_tasks.api.faults import (
+from conv_tasks.api.json_body import check_content_type, parse_json, parse_object
+from conv_tasks.api.operations import Operation
+from conv_tasks.edge import (
     ApiFault,
     FaultProblem,
+    TaskGateway,
     bad_request,
     fault_of_answer,
     not_found,
     not_implemented,
 )
-from conv_tasks.api.gateway import TaskGateway
-from conv_tasks.api.json_body import check_content_type, parse_json, parse_object
-from conv_tasks.api.operations import Operation
 from conv_tasks.errors import ConvTasksError
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from conv_tasks.api.faults import ApiFault, bad_request, not_implemented
+from conv_tasks.edge import ApiFault, bad_request, not_implemented
 
 # Fields heatclient sends (heatclient/osc/v1/stack.py) that conv_tasks takes.
 _TAKEN = frozenset(

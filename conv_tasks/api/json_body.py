@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-from conv_tasks.api.faults import ApiFault, FaultProblem, bad_request
+from conv_tasks.edge import ApiFault, FaultProblem, bad_request
 from conv_tasks.limits import MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH
 
 JSON_TYPES = ("application/json",)

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from conv_tasks.api.faults import bad_request
 from conv_tasks.api.heat_input import tag_list
+from conv_tasks.edge import bad_request
 
 Query = Mapping[str, Sequence[str]]
 

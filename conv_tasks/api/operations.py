@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from conv_tasks.api.faults import ApiFault, not_implemented
+from conv_tasks.edge import ApiFault, not_implemented
 
 # What may follow `/stacks/{stack_name}/{stack_id}/`: these words after a bare stack name
 # are a lookup (a redirect to the stack's address), never a stack id.

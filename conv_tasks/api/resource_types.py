@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conv_tasks.api.faults import not_found
+from conv_tasks.edge import not_found
 from conv_tasks.errors import NotFound
 
 

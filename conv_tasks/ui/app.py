@@ -15,9 +15,7 @@ from urllib.parse import quote
 from starlette.requests import Request
 from starlette.responses import Response
 
-from conv_tasks.api.auth import Authenticator
-from conv_tasks.api.faults import ApiFault
-from conv_tasks.api.gateway import TaskGateway
+from conv_tasks.edge import ApiFault, Authenticator, TaskGateway
 from conv_tasks.ui import drawer, history_page, list_page, stack_page, template_page
 from conv_tasks.ui.config import UiConfig
 from conv_tasks.ui.context import UiRequest

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from conv_tasks.api import ApiConfigError
+from conv_tasks.edge import ApiConfigError
 from conv_tasks.settings import Settings
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.requests import Request
 
-from conv_tasks.api.gateway import TaskGateway
+from conv_tasks.edge import TaskGateway
 from conv_tasks.ui.config import UiConfig
 from conv_tasks.ui.errors import bad_request, refusal_of_answer
 from conv_tasks.ui.query import Query, with_params

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from conv_tasks.api.faults import fault_of_answer
+from conv_tasks.edge import fault_of_answer
 from conv_tasks.errors import ConvTasksError
 
 TITLES: dict[int, str] = {

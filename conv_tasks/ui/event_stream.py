@@ -22,7 +22,7 @@ import anyio
 from starlette.background import BackgroundTask
 from starlette.responses import Response, StreamingResponse
 
-from conv_tasks.api.faults import ApiFault
+from conv_tasks.edge import ApiFault
 from conv_tasks.limits import MAX_ID
 from conv_tasks.ui.context import UiRequest
 from conv_tasks.ui.errors import UiError, bad_request, not_found

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conv_tasks.api.gateway import TaskGateway
+from conv_tasks.edge import TaskGateway
 
 # Past this many nodes the graph is not redrawn as each event arrives (each redraw reads the
 # stack's resources and graph again): a link redraws it.

@@ -20,14 +20,14 @@ from urllib.parse import urlsplit
 
 from starlette.responses import Response
 
-from conv_tasks.api.auth import (
+from conv_tasks.edge import (
     TOKEN_HEADER,
+    ApiFault,
     Authenticator,
     Identity,
     StaticTokens,
     token_hash,
 )
-from conv_tasks.api.faults import ApiFault
 from conv_tasks.input_text import name_problem
 from conv_tasks.ui.config import UiConfig
 from conv_tasks.ui.context import UiRequest, Viewer

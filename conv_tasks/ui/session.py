@@ -16,7 +16,7 @@ import hmac
 import json
 from dataclasses import dataclass
 
-from conv_tasks.api.auth import ALL_TENANTS
+from conv_tasks.edge import ALL_TENANTS
 
 COOKIE_NAME = "conv_tasks_ui"
 # Past this a cookie is refused unread: a real one is about 200 bytes.

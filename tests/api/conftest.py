@@ -13,7 +13,7 @@ import httpx
 import pytest
 from edge_process import serve_edge
 
-from conv_tasks.api import token_hash
+from conv_tasks.edge import token_hash
 
 WRITER_TOKEN = "writer-" + uuid.uuid4().hex
 READER_TOKEN = "reader-" + uuid.uuid4().hex

@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 
 from conv_tasks.api import heat_input, heat_views, listing
-from conv_tasks.api.auth import (
+from conv_tasks.api.json_body import depth_of, parse_json, parse_object
+from conv_tasks.api.operations import route
+from conv_tasks.edge import ApiFault, fault_of_answer
+from conv_tasks.edge.auth import (
     ApiConfigError,
     Identity,
     StaticTokens,
@@ -17,11 +20,8 @@ from conv_tasks.api.auth import (
     parse_tokens,
     token_hash,
 )
-from conv_tasks.api.faults import ApiFault, fault_of_answer
-from conv_tasks.api.json_body import depth_of, parse_json, parse_object
-from conv_tasks.api.operations import route
-from conv_tasks.api.server import edge_app
 from conv_tasks.limits import MAX_PAYLOAD_DEPTH
+from conv_tasks.server import edge_app
 from conv_tasks.settings import Settings
 
 ID = "0b5f1c1e-1111-4a4a-9a9a-000000000001"

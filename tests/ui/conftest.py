@@ -19,8 +19,8 @@ from edge_process import serve_edge
 from ui_edges import UI_SECRET, TokenEdge
 from ui_stacks import Stacks
 
-from conv_tasks.api import token_hash
 from conv_tasks.client import Client
+from conv_tasks.edge import token_hash
 
 
 @pytest.fixture(scope="session")

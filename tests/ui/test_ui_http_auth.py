@@ -10,8 +10,8 @@ import httpx
 from ui_edges import UI_SECRET, TokenEdge, signed_in
 from ui_stacks import Stacks, hidden_marker
 
-from conv_tasks.api import token_hash
 from conv_tasks.client import Client
+from conv_tasks.edge import token_hash
 from conv_tasks.ui import COOKIE_NAME, Session, SessionCodec
 
 

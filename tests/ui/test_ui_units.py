@@ -8,9 +8,15 @@ import json
 
 import pytest
 
-from conv_tasks.api import ApiConfigError, Identity, StaticTokens, token_hash
-from conv_tasks.api.auth import authorize, token_expiry
-from conv_tasks.api.faults import ApiFault
+from conv_tasks.edge import (
+    ApiConfigError,
+    ApiFault,
+    Identity,
+    StaticTokens,
+    authorize,
+    token_expiry,
+    token_hash,
+)
 from conv_tasks.errors import InvalidInput
 from conv_tasks.settings import Settings
 from conv_tasks.ui import Session, SessionCodec, ui_config
@@ -226,7 +232,7 @@ def test_the_view_and_the_edge_never_load_the_engine_or_the_database() -> None:
 
     code = (
         "import sys\n"
-        "from conv_tasks.api.server import edge_app\n"
+        "from conv_tasks.server import edge_app\n"
         "from conv_tasks.settings import Settings\n"
         "import conv_tasks.ui, conv_tasks.ui.graph\n"
         "from conv_tasks.ui.rendering import environment\n"
@@ -273,7 +279,7 @@ def _get(app: object, path: str) -> tuple[int, dict[str, str], bytes]:
 
 
 def test_the_edge_serves_the_view_unless_it_is_turned_off() -> None:
-    from conv_tasks.api.server import edge_app
+    from conv_tasks.server import edge_app
 
     served = edge_app("127.0.0.1", Settings())
     status, _, body = _get(served, "/ui/login")

@@ -38,7 +38,8 @@ def api_serve(host: str, port: int) -> None:
     CONV_TASKS_API_AUTH chooses how callers authenticate: noauth (loopback only), tokens
     (CONV_TASKS_API_TOKENS_FILE) or keystone. TLS belongs to a proxy in front of it.
     """
-    from conv_tasks.api import ApiConfigError, serve
+    from conv_tasks.edge import ApiConfigError
+    from conv_tasks.server import serve
 
     try:
         serve(host, port)
@@ -51,7 +52,7 @@ def api_token_hash() -> None:
     """Read a token on stdin and print the line for CONV_TASKS_API_TOKENS_FILE's hash."""
     import sys
 
-    from conv_tasks.api import token_hash
+    from conv_tasks.edge import token_hash
 
     token = sys.stdin.readline().rstrip("\n")
     if not token:

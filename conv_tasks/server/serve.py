@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import logging
 
-from conv_tasks.api.app import EdgeApp, build_app
-from conv_tasks.api.auth import authenticator
+from conv_tasks.edge import authenticator
+from conv_tasks.server.app import EdgeApp, build_app
 from conv_tasks.settings import Settings, get_settings
+from conv_tasks.ui import ui_config
 
 # uvicorn reads this many header bytes before it gives up with its own plain 400; below it,
 # the edge's own limits answer with Heat's fault body (431).
@@ -19,11 +20,7 @@ def edge_app(host: str, settings: Settings | None = None) -> EdgeApp:
     auth = authenticator(
         settings.api_auth, settings.api_tokens_file, settings.api_keystone_config, host
     )
-    ui = None
-    if settings.ui_enabled:
-        from conv_tasks.ui import ui_config
-
-        ui = ui_config(settings)
+    ui = ui_config(settings) if settings.ui_enabled else None
     return build_app(auth, threads=settings.api_threads, timeout=settings.api_timeout, ui=ui)
 
 

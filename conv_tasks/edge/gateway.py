@@ -15,8 +15,8 @@ import anyio
 from celery import Celery
 
 from conv_tasks import errors
-from conv_tasks.api.faults import ApiFault
 from conv_tasks.client import Client
+from conv_tasks.edge.faults import ApiFault
 
 T = TypeVar("T")
 

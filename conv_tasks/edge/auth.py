@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from conv_tasks.api.faults import ApiFault
+from conv_tasks.edge.faults import ApiFault
 from conv_tasks.errors import ConvTasksError
 
 TOKEN_HEADER = "x-auth-token"

@@ -1,0 +1,17 @@
+"""conv_tasks.server: the HTTP edge's process, above both its faces (`conv-tasks api serve`).
+
+One ASGI app (app.py: EdgeApp) hands the web view's paths (/ui/) to conv_tasks.ui and every
+other to Heat's API (conv_tasks.api), through one task gateway, and keeps the access log
+and the last line of defence; serve.py runs it on uvicorn as the settings configure it.
+Neither face imports this one. It never imports conv_tasks.engine or conv_tasks.db. It
+needs the `edge` extra: without it, importing this face says so in one sentence.
+"""
+
+from conv_tasks.extras import require
+
+require("edge", "The HTTP edge (`conv-tasks api`)")
+
+from conv_tasks.server.app import EdgeApp, build_app  # noqa: E402
+from conv_tasks.server.serve import edge_app, serve  # noqa: E402
+
+__all__ = ["EdgeApp", "build_app", "edge_app", "serve"]
