@@ -199,7 +199,7 @@ ui-screenshots: setup services browser
 	$(BIN)/python -m pytest -n 1 -p no:cacheprovider -q tests/ui/screenshots.py
 
 demo: setup services
-	$(BIN)/python -m conv_tasks.demo
+	$(BIN)/python -m conv_tasks.cli.demo
 
 # Flower on http://127.0.0.1:5555 for a developer's own workers (loopback only, no
 # authentication: deploy/ runs it behind authentication). Its task list shows each task's

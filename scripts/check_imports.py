@@ -83,6 +83,8 @@ class Face:
     must_not_import: tuple[str, ...] | None = None
     layers: tuple[tuple[str, ...], ...] | None = None
     lines: dict[str, int] = field(default_factory=dict)
+    # Names the face binds itself (a function re-exported under its module's name, say).
+    names: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -129,17 +131,29 @@ def read_tree(package_dir: Path) -> Tree:
         tree.packages.add(_dotted(folder / "__init__.py", tree.base))
         if not (folder / "__init__.py").exists() and tree.shown(folder) not in tree.faceless:
             tree.faceless.append(tree.shown(folder))
+    sources = {
+        name: ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for name, path in tree.modules.items()
+    }
     for name, path in tree.modules.items():
-        source = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         if path.name == "__init__.py":
-            tree.faces[name] = _face(name, tree.shown(path), source)
-        tree.imports.extend(_imports(tree, name, path, source))
+            tree.faces[name] = _face(name, tree.shown(path), sources[name])
+    for name, path in tree.modules.items():
+        tree.imports.extend(_imports(tree, name, path, sources[name]))
     return tree
 
 
 def _face(package: str, shown: str, source: ast.Module) -> Face:
     face = Face(package, shown, ast.get_docstring(source) is not None)
     for node in source.body:
+        if isinstance(node, ast.ImportFrom) and node.module:
+            face.names.update(
+                alias.asname or alias.name
+                for alias in node.names
+                if f"{node.module}.{alias.name}" != f"{package}.{alias.name}"
+            )
+        elif isinstance(node, ast.FunctionDef | ast.ClassDef):
+            face.names.add(node.name)
         if not (isinstance(node, ast.Assign | ast.AnnAssign)):
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -177,11 +191,13 @@ def _imports(tree: Tree, module: str, path: Path, source: ast.Module) -> Iterato
             base = _from_base(home, node)
             if base == "__future__":
                 return
+            face = tree.faces.get(base)
             for alias in node.names:
+                # `from P import n` names the module P.n unless P's face binds n itself.
                 target = f"{base}.{alias.name}"
-                yield Import(
-                    module, shown, node.lineno, target if target in tree.modules else base, how
-                )
+                if target not in tree.modules or (face and alias.name in face.names):
+                    target = base
+                yield Import(module, shown, node.lineno, target, how)
         for child in ast.iter_child_nodes(node):
             yield from walk(child, how)
 
@@ -305,12 +321,12 @@ def _import_breaches(tree: Tree, imported: Import) -> Iterator[Breach]:
                     f"{module} imports {target}: {package}'s face says it must never import "
                     f"{entry}",
                 )
-        if inside(target, tree.root) and package != tree.root:
-            if not any(inside(target, entry) for entry in face.may_import or ()):
-                yield breach(
-                    "may-import",
-                    f"{module} imports {target}, which {package}'s MAY_IMPORT does not allow",
-                )
+        allowed = any(inside(target, entry) for entry in face.may_import or ())
+        if inside(target, tree.root) and package != tree.root and not allowed:
+            yield breach(
+                "may-import",
+                f"{module} imports {target}, which {package}'s MAY_IMPORT does not allow",
+            )
     if not inside(target, tree.root):
         return
     if inside(home, target) and target != module:

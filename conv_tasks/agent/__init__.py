@@ -13,3 +13,7 @@ given its record) are apart from the edges (the disk, the broker, the
 processes it starts). The agent never imports worker code, and never logs a
 credential.
 """
+
+from conv_tasks.agent.command import agent
+
+__all__ = ["agent"]

@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from celery import Celery
 
-from conv_tasks.broker.options import TASK_QUEUE
+from conv_tasks.broker import TASK_QUEUE
 from conv_tasks.errors import ConvTasksError
 
 METADATA_TASK = "conv_tasks.deployment.metadata"

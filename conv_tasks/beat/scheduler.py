@@ -37,7 +37,7 @@ from conv_tasks.beat.slots import Job, LeaseTerms, due, until_next_slot
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.faults import describe
 from conv_tasks.settings import get_settings
-from conv_tasks.syncpoint.connection import get_redis
+from conv_tasks.syncpoint import get_redis
 
 log = logging.getLogger(__name__)
 

@@ -5,3 +5,32 @@ from the broker URL alone, what each needs. Nothing here connects to a broker
 but `queue_check`, which declares conv_tasks' queues as a process starts and
 turns RabbitMQ's refusal of their type into one line naming the setting.
 """
+
+from conv_tasks.broker.options import (
+    NODE_QUEUE,
+    QUEUE_TYPE_SETTING,
+    TASK_QUEUE,
+    BrokerKind,
+    QueueType,
+    broker_countdown,
+    broker_kind,
+    broker_options,
+    connection_conf,
+    delayed_by_broker,
+)
+from conv_tasks.broker.queue_check import check_queues, refusal
+
+__all__ = [
+    "NODE_QUEUE",
+    "QUEUE_TYPE_SETTING",
+    "TASK_QUEUE",
+    "BrokerKind",
+    "QueueType",
+    "broker_countdown",
+    "broker_kind",
+    "broker_options",
+    "check_queues",
+    "connection_conf",
+    "delayed_by_broker",
+    "refusal",
+]

@@ -33,7 +33,7 @@ def bound_connections(app: Any, timeout: float) -> None:
     from redis.backoff import NoBackoff
     from redis.retry import Retry
 
-    from conv_tasks.broker.options import BrokerKind, broker_kind
+    from conv_tasks.broker import BrokerKind, broker_kind
 
     budget = min(timeout, REACH_SECONDS)
     attempt = min(1.0, budget / 5)  # one connection attempt

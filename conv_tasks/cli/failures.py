@@ -113,8 +113,7 @@ def explain(exc: BaseException) -> tuple[Exit, str] | None:
 def _queue_type_problem(exc: BaseException, broker_url: str, wanted: str) -> str | None:
     """RabbitMQ refusing to declare conv_tasks' queue as CONV_TASKS_RABBITMQ_QUEUE_TYPE says
     (it holds one of the other type), as the worker says it; None for anything else."""
-    from conv_tasks.broker.options import QueueType
-    from conv_tasks.broker.queue_check import refusal
+    from conv_tasks.broker import QueueType, refusal
 
     error = refusal(exc, QueueType(wanted), broker_url)
     return None if error is None else str(error)

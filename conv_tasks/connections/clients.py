@@ -109,7 +109,7 @@ def _http(spec: ConnectionSpec, secret: str | None) -> Any:
 def _celery(spec: ConnectionSpec, secret: str | None) -> Any:
     from celery import Celery
 
-    from conv_tasks.broker.options import broker_options
+    from conv_tasks.broker import broker_options
     from conv_tasks.sentinel_urls import sentinel_transport_options
 
     broker = with_password(str(spec.fields["broker_url"]), secret)

@@ -14,6 +14,8 @@ read: nothing outside this package sees a sealed value or a key.
 from conv_tasks.db.database import Database, Transaction
 from conv_tasks.db.deployments import PostgresDeployments, config_of, published_action
 from conv_tasks.db.events import EventRecord
+from conv_tasks.db.leases import expire_leases
+from conv_tasks.db.migrate import ensure_database, upgrade
 from conv_tasks.db.nodes import (
     Claim,
     NodeEvent,
@@ -41,7 +43,7 @@ from conv_tasks.db.rows import (
 )
 from conv_tasks.db.sandbox import PostgresSandbox
 from conv_tasks.db.sealed_columns import SEALED_COLUMNS
-from conv_tasks.db.session import reset_after_fork, statement_count
+from conv_tasks.db.session import driver_url, reset_after_fork, statement_count
 from conv_tasks.db.stacks import RunningOperation
 from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
 
@@ -76,11 +78,15 @@ __all__ = [
     "TraversalMark",
     "Written",
     "config_of",
+    "driver_url",
+    "ensure_database",
+    "expire_leases",
     "published_action",
     "replacement_reason",
     "reseal_database",
     "reset_after_fork",
     "signals_of",
     "statement_count",
+    "upgrade",
     "version_of",
 ]

@@ -21,14 +21,14 @@ from conv_tasks.db.models import ServerCredential, SoftwareConfigRow, SoftwareDe
 from conv_tasks.db.rows import DeploymentRow
 from conv_tasks.db.sealed_columns import open_fields, seal_fields
 from conv_tasks.db.session import session_scope
-from conv_tasks.deployments.metadata import PublishedAction
-from conv_tasks.deployments.records import (
+from conv_tasks.deployments import (
     ConfigInput,
     ConfigOutput,
     DeployAction,
     DeploymentAction,
     DeploymentState,
     DeployStatus,
+    PublishedAction,
     SoftwareConfig,
 )
 from conv_tasks.secrets_at_rest import PLAINTEXT, Sealer

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import create_engine, text
 
 from conv_tasks.db.session import driver_url
 from conv_tasks.settings import get_settings
 
+if TYPE_CHECKING:  # Alembic is imported when a migration runs: it is slow to import
+    from alembic.config import Config
+
 
 def alembic_config(url: str | None = None) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(files("conv_tasks.db") / "migrations"))
     target = driver_url(url or get_settings().database_url)
@@ -41,4 +45,6 @@ def ensure_database(url: str | None = None) -> bool:
 
 def upgrade(url: str | None = None, revision: str = "head") -> None:
     """Bring the database schema up to `revision`."""
+    from alembic import command
+
     command.upgrade(alembic_config(url), revision)

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from conv_tasks.db.models import WaitConditionHandleRow
 from conv_tasks.db.rows import HandleRow, freeze
 from conv_tasks.db.session import session_scope
-from conv_tasks.waitconditions.signals import WaitSignal
+from conv_tasks.waitconditions import WaitSignal
 
 
 def signals_of(row: WaitConditionHandleRow | HandleRow) -> tuple[WaitSignal, ...]:

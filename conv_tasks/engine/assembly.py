@@ -24,8 +24,7 @@ from conv_tasks.engine.stack import end_traversal, resume_traversal
 from conv_tasks.resources import Registry, default_registry, sandbox_with_faults
 from conv_tasks.secrets_at_rest import Sealer
 from conv_tasks.settings import Settings, get_settings
-from conv_tasks.syncpoint import SyncPointStore
-from conv_tasks.syncpoint.connection import get_redis
+from conv_tasks.syncpoint import SyncPointStore, get_redis
 
 
 def build_env(

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from conv_tasks.connections import Connections
 from conv_tasks.constraints import ConstraintCheckers, installed_checkers
-from conv_tasks.deployments.store import DeploymentStore
+from conv_tasks.deployments import DeploymentStore
 from conv_tasks.graph import NodeKey
 from conv_tasks.resources import ChildStacks, Registry, Sandbox
 from conv_tasks.settings import Settings
 from conv_tasks.syncpoint import SyncPointStore
-from conv_tasks.waitconditions.store import WaitHandleStore
+from conv_tasks.waitconditions import WaitHandleStore
 
 if TYPE_CHECKING:
     from conv_tasks.db import Database

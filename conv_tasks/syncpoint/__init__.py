@@ -9,7 +9,8 @@ of costing a task. Redis may lose these keys; the engine then resumes the
 traversal from PostgreSQL, so nothing here is ever the only copy of any truth.
 """
 
+from conv_tasks.syncpoint.connection import get_redis
 from conv_tasks.syncpoint.result import FinishOutcome, Handoff
 from conv_tasks.syncpoint.store import STACK_POINT, PointSpec, SyncPointStore
 
-__all__ = ["STACK_POINT", "FinishOutcome", "Handoff", "PointSpec", "SyncPointStore"]
+__all__ = ["STACK_POINT", "FinishOutcome", "Handoff", "PointSpec", "SyncPointStore", "get_redis"]

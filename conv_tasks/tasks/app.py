@@ -49,7 +49,7 @@ def _after_fork(**_kwargs: Any) -> None:
 
 def _check_timings(process: str, settings: Settings) -> None:
     """Stop on timing settings that cannot work together; warn of those that risk it."""
-    from conv_tasks.broker.options import BrokerKind, broker_kind
+    from conv_tasks.broker import BrokerKind, broker_kind
     from conv_tasks.engine import BACKOFF_LAST
     from conv_tasks.resources import default_registry
     from conv_tasks.tasks.node import LONGEST_DELAY

@@ -23,7 +23,7 @@ from conv_tasks.engine import collect_templates as collect
 from conv_tasks.engine import purge as purge_rows
 from conv_tasks.faults import TRANSIENT_FAULTS, describe
 from conv_tasks.settings import get_settings
-from conv_tasks.syncpoint.connection import get_redis
+from conv_tasks.syncpoint import get_redis
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.runtime import engine_env
 

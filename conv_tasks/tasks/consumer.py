@@ -30,8 +30,7 @@ from kombu.exceptions import DecodeError
 from kombu.message import Message
 from vine import promise
 
-from conv_tasks.broker.options import QueueType
-from conv_tasks.broker.queue_check import refusal
+from conv_tasks.broker import QueueType, refusal
 from conv_tasks.errors import PayloadError
 from conv_tasks.limits import MAX_NAME_CHARS
 from conv_tasks.settings import get_settings

@@ -8,7 +8,7 @@ from typing import Any
 
 from celery import Celery
 
-from conv_tasks.broker.options import NODE_QUEUE, broker_countdown, delayed_by_broker
+from conv_tasks.broker import NODE_QUEUE, broker_countdown, delayed_by_broker
 from conv_tasks.engine import EngineEnv, default_env
 from conv_tasks.tasks.node_summary import NODE_TASK, node_summary
 

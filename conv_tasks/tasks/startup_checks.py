@@ -13,8 +13,7 @@ import logging
 
 from celery import Celery
 
-from conv_tasks.broker.options import TASK_QUEUE, BrokerKind, QueueType, broker_kind
-from conv_tasks.broker.queue_check import check_queues
+from conv_tasks.broker import TASK_QUEUE, BrokerKind, QueueType, broker_kind, check_queues
 from conv_tasks.errors import InvalidInput
 from conv_tasks.settings import Settings
 

@@ -32,7 +32,7 @@ from conv_tasks.engine import Dispatcher, EngineEnv, build_env
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.resources import ENTRY_POINT_GROUP, Registry, ResourceType, build_registry
 from conv_tasks.settings import Settings
-from conv_tasks.tasks.runtime import CeleryDispatcher
+from conv_tasks.tasks import CeleryDispatcher
 from conv_tasks.testing.case import CheckedStack, TypeCase
 from conv_tasks.testing.fault_plan import FaultPlan
 from conv_tasks.testing.report import CheckFailed

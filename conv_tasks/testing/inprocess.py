@@ -15,14 +15,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import func, update
-
-from conv_tasks.db import ResourceVersion, StackRow, version_of
-from conv_tasks.db.models import Resource
-from conv_tasks.db.session import session_scope
+from conv_tasks.db import ResourceVersion, StackRow, expire_leases, version_of
 from conv_tasks.engine import (
     Dispatcher,
     EngineEnv,
@@ -187,13 +182,7 @@ class InProcessEngine:
     def expire_leases(self, stack_id: str) -> int:
         """End every lease held on the stack's resources, as time would once their holder died;
         how many there were."""
-        with session_scope(self.cluster.database_url) as session:
-            expired = session.execute(
-                update(Resource)
-                .where(Resource.stack_id == stack_id, Resource.lock_expires_at.is_not(None))
-                .values(lock_expires_at=func.now() - timedelta(seconds=1))
-            )
-            return int(expired.rowcount)  # type: ignore[attr-defined]
+        return expire_leases(self.cluster.database_url, stack_id)
 
     # ------------------------------------------------------------ deliveries
 

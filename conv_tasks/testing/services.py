@@ -32,9 +32,8 @@ import redis
 from celery import Celery
 from sqlalchemy import create_engine, text
 
-from conv_tasks.broker.options import connection_conf
-from conv_tasks.db.migrate import upgrade
-from conv_tasks.db.session import driver_url
+from conv_tasks.broker import connection_conf
+from conv_tasks.db import driver_url, upgrade
 from conv_tasks.settings import Settings
 
 DEFAULT_DATABASE_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/conv_tasks_test"

@@ -20,7 +20,7 @@ def api_schema(task: str | None) -> None:
 
     One task: {"task", "kwargs", "result"}; every task: an object of those by task name.
     """
-    from conv_tasks.tasks.contracts import contracts, public_tasks
+    from conv_tasks.tasks import contracts, public_tasks
 
     if task is not None and task not in public_tasks():
         known = ", ".join(public_tasks())

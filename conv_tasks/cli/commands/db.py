@@ -69,7 +69,7 @@ def db() -> None:
 @click.option("--create-database", is_flag=True, help="Create the database first if missing.")
 def db_upgrade(revision: str, create_database: bool) -> None:
     """Bring the database schema up to date."""
-    from conv_tasks.db.migrate import ensure_database, upgrade
+    from conv_tasks.db import ensure_database, upgrade
 
     if create_database and ensure_database():
         click.echo("created the database")

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from conv_tasks.db import Claim, NodeEvent, ResourceVersion, StackState, replacement_reason
-from conv_tasks.engine.definition.model import PreparedResource, StackDefinition
+from conv_tasks.engine.definition import PreparedResource, StackDefinition
 from conv_tasks.engine.node.actions import action_context, pick_attributes, run_step
 from conv_tasks.engine.node.adopt import ADOPT, adopting, adoption_refusal, replacement_refusal
 from conv_tasks.engine.node.decide import Verdict, decide, head_of

@@ -15,8 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from conv_tasks.db import Claim, NodeEvent, NodeStore, ResourceVersion, Written
-from conv_tasks.engine.definition.model import StackDefinition
-from conv_tasks.engine.definition.providers import plugin_type, registries_of
+from conv_tasks.engine.definition import StackDefinition, plugin_type, registries_of
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.node.propagate import hand_on
 from conv_tasks.engine.payload import NodeOutput, NodeTask, waiter_ref, woken_payload

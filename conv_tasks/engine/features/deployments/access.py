@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.db import published_action
-from conv_tasks.deployments.credentials import (
+from conv_tasks.deployments import (
     credential_hash,
     matches,
+    metadata_entry,
     new_credential,
     signal_credential,
 )
-from conv_tasks.deployments.metadata import metadata_entry
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.errors import Conflict, NotAuthorized, PayloadError, Problem
 from conv_tasks.limits import MAX_NAME_CHARS

@@ -18,9 +18,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from conv_tasks.db import DeploymentRow, EventRecord, StackRow, Transaction, config_of
-from conv_tasks.deployments.credentials import matches
-from conv_tasks.deployments.records import DeployAction, DeployStatus
-from conv_tasks.deployments.signals import SignalVerdict, interpret_signal
+from conv_tasks.deployments import (
+    DeployAction,
+    DeployStatus,
+    SignalVerdict,
+    interpret_signal,
+    matches,
+)
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.read import stack_definition
 from conv_tasks.errors import NotAuthorized, PayloadError, Problem

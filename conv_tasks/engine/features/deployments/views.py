@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.db import DeploymentRow
-from conv_tasks.deployments.signals import STANDARD_OUTPUTS, STATUS_CODE, STDERR, STDOUT
+from conv_tasks.deployments import STANDARD_OUTPUTS, STATUS_CODE, STDERR, STDOUT
 from conv_tasks.engine.definition import MASK, StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.read import iso_time, stack_definition

@@ -14,12 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.db import EventRecord, HandleRow, StackRow, Transaction, signals_of
-from conv_tasks.deployments.credentials import matches
+from conv_tasks.deployments import matches
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.read import stack_definition
 from conv_tasks.errors import NotAuthorized, NotFound
 from conv_tasks.statuses import Action, Status
-from conv_tasks.waitconditions.signals import parse_signal, record
+from conv_tasks.waitconditions import parse_signal, record
 
 REFUSED = "Signal refused: the wait condition handle is unknown or the token does not match it."
 

@@ -27,9 +27,9 @@ from typing import Any
 import click
 
 from conv_tasks.celery_processes import CeleryProcesses
-from conv_tasks.cli import render
+from conv_tasks.cli.render import follow, table
 from conv_tasks.client import Client
-from conv_tasks.db.migrate import ensure_database, upgrade
+from conv_tasks.db import ensure_database, upgrade
 from conv_tasks.errors import ENCRYPTION_KEYS_SETTING
 from conv_tasks.secrets_at_rest import new_key
 from conv_tasks.settings import get_settings
@@ -238,9 +238,9 @@ def _run_deployment(client: Client, name: str, started: dict[str, Any], agent_lo
 
 def _step(client: Client, title: str, stack: str, started: dict[str, Any]) -> None:
     click.secho(f"\n== {title}", bold=True)
-    final = render.follow(client, started, timeout=300)
+    final = follow(client, started, timeout=300)
     if not final["status"].startswith("DELETE"):
-        render.table(client.resources(stack), ["name", "type", "version", "physical_id", "status"])
+        table(client.resources(stack), ["name", "type", "version", "physical_id", "status"])
         outputs = client.outputs(stack)
         if outputs:
             click.echo("outputs: " + ", ".join(f"{k}={v.get('value')}" for k, v in outputs.items()))
