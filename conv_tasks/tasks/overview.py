@@ -14,8 +14,8 @@ from typing import Any
 from conv_tasks.engine import stack_history, stacks_overview
 from conv_tasks.errors import Problem
 from conv_tasks.limits import MAX_HISTORY_PAGE, MAX_ID, MAX_OVERVIEW_PAGE, MAX_STATUS_FILTERS
+from conv_tasks.requests import Field, Limit
 from conv_tasks.statuses import STATE_FILTERS, parse_state_filter
-from conv_tasks.tasks.payload_fields import Field, Limit
 from conv_tasks.tasks.public import STACK, TENANT, public_task
 from conv_tasks.tasks.runtime import engine_env
 from conv_tasks.tasks.stack import tag_field
