@@ -9,8 +9,8 @@ import pytest
 from conv_tasks.errors import PayloadError
 from conv_tasks.limits import MAX_TAG_CHARS, MAX_TAGS
 from conv_tasks.tags import TagFilter, checked_tags, split_tags, tag_problems
-from conv_tasks.tasks.payloads import parse_payload
 from conv_tasks.tasks.contracts import public_tasks
+from conv_tasks.tasks.payloads import parse_payload
 
 
 def problems(tags: Any) -> dict[str, str]:
