@@ -100,8 +100,8 @@ def payload(request: Request) -> dict[str, Any]:
     that uses no newer field is one an older worker takes."""
     sent: dict[str, Any] = {}
     for declared in declared_fields(type(request)):
-        value = getattr(request, declared.name)
+        value = _plain(getattr(request, declared.name))
         if value is None or (not declared.required and value == declared.default):
             continue
-        sent[declared.name] = _plain(value)
+        sent[declared.name] = value
     return sent
