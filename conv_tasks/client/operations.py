@@ -1,64 +1,19 @@
 """The Client's stack operations: the requests conv_tasks.requests declares, and the rest.
 
-create, apply, update, preview and validate are made from their requests: each method's
-arguments are its request dataclass's (its signature, which help() and type checkers read,
-is the dataclass's), so the Client cannot take a field the task does not, nor miss one.
-The other operations take a stack and little else, and are written out.
+create, apply, update, preview, validate, delete and rollback are made from their
+requests: each method's arguments are its request dataclass's (its signature, which
+help() and type checkers read, is the dataclass's), so the Client cannot take a field the
+task does not, nor miss one. The other operations take a stack and little else, and are
+written out.
 """
 
 from __future__ import annotations
 
-import inspect
-import typing
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+from collections.abc import Mapping
+from typing import Any
 
-from conv_tasks.client.sending import Sender
-from conv_tasks.requests import (
-    ApplyRequest,
-    NewStackRequest,
-    PreviewRequest,
-    Request,
-    UpdateRequest,
-    ValidateRequest,
-    declared_fields,
-)
-
-P = ParamSpec("P")
-R = TypeVar("R", bound=Request)
-
-
-def _signature(request: type) -> inspect.Signature:
-    """The request's constructor as a method's: `self` first, the fields' types without
-    their declarations, and each default as it is (not `<factory>`)."""
-    types = typing.get_type_hints(request)
-    declared = {d.name: d for d in declared_fields(request)}
-    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
-    for parameter in inspect.signature(request).parameters.values():
-        field = declared[parameter.name]
-        default = inspect.Parameter.empty if field.required else field.default
-        shown = _shown_type(types[parameter.name])
-        parameters.append(parameter.replace(annotation=shown, default=default))
-    return inspect.Signature(parameters, return_annotation="dict[str, Any]")
-
-
-def _shown_type(annotation: Any) -> str:
-    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
-    return text.replace("collections.abc.", "").replace("typing.", "")
-
-
-def sends(request: Callable[P, R], doc: str) -> Callable[Concatenate[Sender, P], dict[str, Any]]:
-    """A Client method that takes the arguments of `request` (a request class), and sends
-    the request it makes; named after the last word of the request's task."""
-
-    def method(self: Sender, /, *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-        return self.send(request(*args, **kwargs))
-
-    declared = cast("type[Request]", request)  # the class, which mypy sees as a callable
-    method.__name__ = method.__qualname__ = declared.TASK.rsplit(".", 1)[-1]
-    method.__doc__ = doc
-    method.__signature__ = _signature(declared)  # type: ignore[attr-defined]
-    return method
+from conv_tasks import requests
+from conv_tasks.client.sending import Sender, sends
 
 
 class StackOperations(Sender):
@@ -66,7 +21,7 @@ class StackOperations(Sender):
     that change nothing (preview, validate, graph)."""
 
     create = sends(
-        NewStackRequest,
+        requests.NewStackRequest,
         """Create a stack. Retry a create that timed out with the same `idempotency_key`
         (one is made up when none is given): it answers with the stack the first made.
 
@@ -75,7 +30,7 @@ class StackOperations(Sender):
         reads both from disk as the CLI does.""",
     )
     update = sends(
-        UpdateRequest,
+        requests.UpdateRequest,
         """Update a stack. With a new template and without existing_parameters, the
         environments and files given replace the stack's (none given: none kept); otherwise
         they are merged onto the stack's (docs/features/environments.md). `tags` replace the
@@ -83,7 +38,7 @@ class StackOperations(Sender):
         existing_parameters, and clears them on a full update (Heat's PUT and PATCH).""",
     )
     apply = sends(
-        ApplyRequest,
+        requests.ApplyRequest,
         """Create stack `name`, update it to this request, or leave it as it is if it is
         COMPLETE on exactly this template, parameters, environments, files and tags: the
         answer's `result` says `created`, `updated` or `unchanged` (then no operation was
@@ -93,7 +48,7 @@ class StackOperations(Sender):
         `idempotency_key` is used only if the apply creates the stack.""",
     )
     preview = sends(
-        PreviewRequest,
+        requests.PreviewRequest,
         """What update (or, for a stack that does not exist, create) would do to each
         resource: {"resources": [{"name", "type", "action", "reason", "changes",
         "uncertain", "reality", "nested_stack", "nested"}], "counts", "nested_counts",
@@ -101,24 +56,21 @@ class StackOperations(Sender):
         nested stack, a provider template, a group), to any depth. Changes nothing.""",
     )
     validate = sends(
-        ValidateRequest,
+        requests.ValidateRequest,
         """{"valid", "errors": [{"path", "message", "line", "column"}], "warnings", "order",
         "dependencies", "types"}: a template with errors is an answer, not a refusal.""",
     )
 
-    def delete(self, stack: str, *, retain: Sequence[str] | None = None) -> dict[str, Any]:
+    delete = sends(
+        requests.DeleteRequest,
         """Delete a stack. The resources `retain` names are left alone: their physical
-        resources are not deleted, and the stack forgets them (an event says so)."""
-        return self.call(
-            "conv_tasks.stack.delete", stack=stack, retain=list(retain) if retain else None
-        )
-
-    def rollback(self, stack: str, *, skip: Sequence[str] | None = None) -> dict[str, Any]:
+        resources are not deleted, and the stack forgets them (an event says so).""",
+    )
+    rollback = sends(
+        requests.RollbackRequest,
         """Roll a failed stack back to its last complete template. The resources `skip`
-        names, which the rollback would delete, are left alone and forgotten instead."""
-        return self.call(
-            "conv_tasks.stack.rollback", stack=stack, skip=list(skip) if skip else None
-        )
+        names, which the rollback would delete, are left alone and forgotten instead.""",
+    )
 
     def cancel(self, stack: str, *, rollback: bool = True) -> dict[str, Any]:
         return self.call("conv_tasks.stack.cancel_update", stack=stack, rollback=rollback)

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from conv_tasks import errors
-from conv_tasks.client.sending import Sender
+from conv_tasks.client.sending import Sender, sends
+from conv_tasks.requests import OverviewRequest
 
 TERMINAL = ("COMPLETE", "FAILED")
 
@@ -110,29 +111,13 @@ class StackReads(Sender):
         `before` for the page after (None: this was the last)."""
         return self.call("conv_tasks.stack.history", stack=stack, limit=limit, before=before)
 
-    def overview(
-        self,
-        *,
-        all_tenants: bool = False,
-        status: Sequence[str] | None = None,
-        tags: Sequence[str] | None = None,
-        name: str | None = None,
-        limit: int = 50,
-        marker: str | None = None,
-    ) -> dict[str, Any]:
+    overview = sends(
+        OverviewRequest,
         """The stacks list: {"attention": [...], "attention_total", "stacks": [...], "next",
         "total"}. Filters: `status` (statuses such as FAILED, or states such as
         CREATE_COMPLETE), `tags` (all of them), `name` (a part of it, any case); pass `next`
-        as `marker` for the page after. `all_tenants`: every tenant's stacks."""
-        return self.call(
-            "conv_tasks.stack.overview",
-            all_tenants=all_tenants or None,
-            status=None if status is None else list(status),
-            tags=None if tags is None else list(tags),
-            name=name,
-            limit=limit,
-            marker=marker,
-        )
+        as `marker` for the page after. `all_tenants`: every tenant's stacks.""",
+    )
 
     def wait(
         self,

@@ -11,15 +11,17 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import inspect
+import typing
 import uuid
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from celery import Celery
 
 from conv_tasks import errors
 from conv_tasks.masked_url import masked, scrubbed
-from conv_tasks.requests import NewStackRequest, Request, payload
+from conv_tasks.requests import NewStackRequest, Request, declared_fields, payload
 
 _ERRORS: dict[str, type[errors.ConvTasksError]] = {
     cls.code: cls
@@ -194,3 +196,40 @@ class Sender:
             return None
         url = str(conf.result_backend or "")
         return errors.Unavailable("result_store", masked(url), scrubbed(_first_line(failure), url))
+
+
+P = ParamSpec("P")
+R = TypeVar("R", bound=Request)
+
+
+def _signature(request: type) -> inspect.Signature:
+    """The request's constructor as a method's: `self` first, the fields' types without
+    their declarations, and each default as it is (not `<factory>`)."""
+    types = typing.get_type_hints(request)
+    declared = {d.name: d for d in declared_fields(request)}
+    parameters = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    for parameter in inspect.signature(request).parameters.values():
+        field = declared[parameter.name]
+        default = inspect.Parameter.empty if field.required else field.default
+        shown = _shown_type(types[parameter.name])
+        parameters.append(parameter.replace(annotation=shown, default=default))
+    return inspect.Signature(parameters, return_annotation="dict[str, Any]")
+
+
+def _shown_type(annotation: Any) -> str:
+    text = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    return text.replace("collections.abc.", "").replace("typing.", "")
+
+
+def sends(request: Callable[P, R], doc: str) -> Callable[Concatenate[Sender, P], dict[str, Any]]:
+    """A Client method that takes the arguments of `request` (a request class), and sends
+    the request it makes; named after the last word of the request's task."""
+
+    def method(self: Sender, /, *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
+        return self.send(request(*args, **kwargs))
+
+    declared = cast("type[Request]", request)  # the class, which mypy sees as a callable
+    method.__name__ = method.__qualname__ = declared.TASK.rsplit(".", 1)[-1]
+    method.__doc__ = doc
+    method.__signature__ = _signature(declared)  # type: ignore[attr-defined]
+    return method

@@ -1,15 +1,16 @@
 """conv_tasks.requests: what each stack request is, declared once.
 
-A request (create, apply, update, preview, validate) is a frozen dataclass
-(stack.py), and the annotation of each of its fields carries its RequestField
+A request is a frozen dataclass: the stack requests (create, apply, update,
+preview, validate, delete, rollback) in stack.py, the stacks overview (a read)
+in overview.py. The annotation of each of its fields carries its RequestField
 (stack_fields.py): the public task's keyword argument (name, JSON kinds, the
 worker's checks, the help users read), how `conv-tasks` takes it, and the Heat
 body keys it comes from; its default is the dataclass field's. Every surface is
 made from these declarations:
 
 - the engine takes the dataclasses themselves (conv_tasks.engine re-exports them);
-- conv_tasks.client.Client's create, update, apply, preview and validate take exactly
-  the dataclass's arguments, and send `payload(request)`;
+- conv_tasks.client.Client's methods of the same names take exactly the dataclass's
+  arguments, and send `payload(request)`;
 - the public tasks accept `task_fields(request)`, which is also their JSON Schema
   (conv_tasks.tasks.public.request_task);
 - `conv-tasks` makes the options of its commands from each field's `cli`
@@ -18,7 +19,7 @@ made from these declarations:
   and tests/requests/test_requests_surfaces.py checks that its mapping gives each of them.
 
 Pure declarations, loaded by the CLI and the client on start-up: this folder imports only
-conv_tasks' shared pure modules (errors, limits, tags, input_text), and must never import
+conv_tasks' shared pure modules (errors, limits, statuses, tags, input_text), and must never import
 click, Celery, jsonschema, conv_tasks.engine, db, tasks, cli, client or api (every one of
 them may import it).
 """
@@ -33,12 +34,15 @@ from conv_tasks.requests.declared import (
     task_fields,
 )
 from conv_tasks.requests.fields import CliInput, CliOption, Field, Limit, RequestField, Surface
+from conv_tasks.requests.overview import OverviewRequest
 from conv_tasks.requests.stack import (
     STACK_REQUESTS,
     ApplyRequest,
+    DeleteRequest,
     EnvironmentSources,
     NewStackRequest,
     PreviewRequest,
+    RollbackRequest,
     Template,
     UpdateRequest,
     ValidateRequest,
@@ -52,13 +56,16 @@ __all__ = [
     "CliInput",
     "CliOption",
     "Declared",
+    "DeleteRequest",
     "EnvironmentSources",
     "Field",
     "Limit",
     "NewStackRequest",
+    "OverviewRequest",
     "PreviewRequest",
     "Request",
     "RequestField",
+    "RollbackRequest",
     "Surface",
     "Template",
     "UpdateRequest",

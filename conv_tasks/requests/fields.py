@@ -73,12 +73,14 @@ class CliInput(StrEnum):
 class CliOption:
     """A field `conv-tasks` takes as an option of its own: click's declarations of it
     (`--timeout-mins`, `--disable-rollback/--enable-rollback`), its help when the option's
-    form says more than the field's help (None: the field's), and how its text becomes
-    the field's value (None: the value as click parsed it)."""
+    form says more than the field's help (None: the field's), whether it may be given
+    again (each one an item of a list), and how its text becomes the field's value (None:
+    the value as click parsed it)."""
 
     flags: tuple[str, ...]
     help: str | None = None
     metavar: str | None = None
+    multiple: bool = False
     parse: Callable[[str], Any] | None = None
 
 

@@ -1,4 +1,5 @@
-"""The stack requests: create, apply, update, preview and validate, each a frozen dataclass.
+"""The stack requests: create, apply, update, preview, validate, delete and rollback, each a
+frozen dataclass.
 
 Each field's annotation carries its RequestField (stack_fields.py); its default is the
 dataclass field's. The first fields (the stack, the template, the parameters) may be given
@@ -28,6 +29,8 @@ from conv_tasks.requests.stack_fields import (
     NAME,
     NEW_TEMPLATE,
     PARAMETERS,
+    RETAIN,
+    SKIP,
     STACK,
     TAGS,
     TEMPLATE,
@@ -139,6 +142,29 @@ class ValidateRequest:
     files: Annotated[Mapping[str, Any] | None, FILES] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class DeleteRequest:
+    """What a delete asks for: the stack, and the resources to leave alone (their physical
+    resources are not deleted, and the stack forgets them)."""
+
+    TASK: ClassVar[str] = "conv_tasks.stack.delete"
+
+    stack: Annotated[str, STACK]
+    _: KW_ONLY
+    retain: Annotated[Sequence[str], RETAIN] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class RollbackRequest:
+    """What a rollback asks for: the stack, and the resources it would delete to leave alone."""
+
+    TASK: ClassVar[str] = "conv_tasks.stack.rollback"
+
+    stack: Annotated[str, STACK]
+    _: KW_ONLY
+    skip: Annotated[Sequence[str], SKIP] = field(default_factory=list)
+
+
 # Every request declared here, in the order the surfaces list them.
 STACK_REQUESTS: tuple[type, ...] = (
     NewStackRequest,
@@ -146,4 +172,6 @@ STACK_REQUESTS: tuple[type, ...] = (
     UpdateRequest,
     PreviewRequest,
     ValidateRequest,
+    DeleteRequest,
+    RollbackRequest,
 )

@@ -8,7 +8,13 @@ so that each request's help says what that request does.
 
 from __future__ import annotations
 
+from typing import Any
+
+from conv_tasks.errors import Problem
+from conv_tasks.input_text import name_problem
 from conv_tasks.limits import (
+    MAX_NAME_CHARS,
+    MAX_RESOURCES,
     MAX_TAG_CHARS,
     MAX_TAGS,
     MAX_TEMPLATE_BYTES,
@@ -162,3 +168,51 @@ KEPT_TAGS = TAGS.saying(
     "kept if the update keeps the template or existing_parameters, else cleared."
 )
 APPLIED_TAGS = TAGS.saying("The stack's tags: they replace the stack's (omitted: none).")
+
+
+def _name_list_problems(names: Any, path: str) -> list[Problem]:
+    """Each name of a list of resource names that is not one, at `path[i]`."""
+    if len(names) > MAX_RESOURCES:
+        return [
+            Problem(path, f"holds {len(names)} names; the limit is {MAX_RESOURCES} (MAX_RESOURCES)")
+        ]
+    problems = []
+    for i, name in enumerate(names):
+        why = name_problem(name) if name.strip() else "must not be empty"
+        if why is not None:
+            problems.append(Problem(f"{path}[{i}]", why))
+    return problems
+
+
+def _resource_names(name: str, help: str, cli_help: str) -> RequestField:
+    """A list of the stack's resources, given on the CLI one option each."""
+    wire = Field(
+        name,
+        (list,),
+        items=(str,),
+        description=help,
+        check=_name_list_problems,
+        schema={
+            "items": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
+            "maxItems": MAX_RESOURCES,
+        },
+    )
+    return RequestField(
+        wire, CliOption((f"--{name}",), help=cli_help, metavar="RESOURCE", multiple=True)
+    )
+
+
+# Heat's stack delete takes neither: the HTTP edge deletes every resource, as Heat does.
+RETAIN = _resource_names(
+    "retain",
+    "Resources to leave alone: their physical resources are not deleted, and the stack "
+    "forgets them.",
+    "Leave this resource alone: not deleted, and forgotten by the stack (repeatable).",
+)
+SKIP = _resource_names(
+    "skip",
+    "Resources the rollback would delete to leave alone instead: not deleted, and "
+    "forgotten by the stack.",
+    "A resource the rollback would delete to leave alone instead: not deleted, and "
+    "forgotten by the stack (repeatable).",
+)

@@ -9,20 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import preview_stack
-from conv_tasks.requests import PreviewRequest
+from conv_tasks.requests import PreviewRequest, field_names
 from conv_tasks.tasks.public import request_task
 from conv_tasks.tasks.runtime import engine_env
+
+# preview_stack takes the request's fields by their names, the stack as `stack_ref`.
+_CHANGE = sorted(field_names(PreviewRequest) - {"stack"})
 
 
 @request_task(PreviewRequest)
 def preview(tenant: str, request: PreviewRequest) -> dict[str, Any]:
-    return preview_stack(
-        engine_env(),
-        tenant=tenant,
-        stack_ref=request.stack,
-        template=request.template,
-        parameters=request.parameters,
-        existing_parameters=request.existing_parameters,
-        environment=request.environment,
-        files=request.files,
-    )
+    change = {name: getattr(request, name) for name in _CHANGE}
+    return preview_stack(engine_env(), tenant=tenant, stack_ref=request.stack, **change)

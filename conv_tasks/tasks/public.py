@@ -82,17 +82,18 @@ def public_task(
 
 
 def request_task(
-    request: type[R],
+    request: type[R], *, reads: bool = False
 ) -> Callable[[Callable[[str, R], dict[str, Any]]], Any]:
     """Register func(tenant, request) as the public task the request class names
     (conv_tasks.requests): it takes the tenant and the request's fields as declared there,
-    and func gets them as one request."""
+    and func gets them as one request. `reads` as public_task's."""
 
     def decorate(func: Callable[[str, R], dict[str, Any]]) -> Any:
         @wraps(func)
         def run(tenant: str, **fields: Any) -> dict[str, Any]:
             return func(tenant, request(**fields))
 
-        return public_task(request.TASK, [TENANT, *task_fields(request)])(run)
+        fields = [TENANT, *task_fields(request)]
+        return public_task(request.TASK, fields, reads=reads)(run)
 
     return decorate

@@ -12,22 +12,20 @@ from typing import Any
 
 from conv_tasks import engine
 from conv_tasks.engine import ChangeRequest, TenantStacks
-from conv_tasks.errors import Problem
-from conv_tasks.input_text import name_problem
 from conv_tasks.limits import (
     MAX_ID,
     MAX_LATEST_EVENTS,
-    MAX_NAME_CHARS,
     MAX_NESTING_DEPTH,
     MAX_REASON_CHARS,
-    MAX_RESOURCES,
 )
 from conv_tasks.requests import (
     TAG_LIST_SCHEMA,
     ApplyRequest,
+    DeleteRequest,
     Field,
     Limit,
     NewStackRequest,
+    RollbackRequest,
     UpdateRequest,
 )
 from conv_tasks.tags import TagFilter, tag_problems
@@ -48,40 +46,12 @@ def tag_field(name: str, description: str) -> Field:
     return Field(name, (list,), description=description, check=tag_problems, schema=TAG_LIST_SCHEMA)
 
 
-def _name_list_problems(names: Any, path: str) -> list[Problem]:
-    """Each name of a list of resource names that is not one, at `path[i]`."""
-    if len(names) > MAX_RESOURCES:
-        return [
-            Problem(path, f"holds {len(names)} names; the limit is {MAX_RESOURCES} (MAX_RESOURCES)")
-        ]
-    problems = []
-    for i, name in enumerate(names):
-        why = name_problem(name) if name.strip() else "must not be empty"
-        if why is not None:
-            problems.append(Problem(f"{path}[{i}]", why))
-    return problems
-
-
-def _resource_names(name: str, description: str) -> Field:
-    return Field(
-        name,
-        (list,),
-        default=[],
-        items=(str,),
-        description=description,
-        check=_name_list_problems,
-        schema={
-            "items": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
-            "maxItems": MAX_RESOURCES,
-        },
-    )
-
-
 def _stacks(tenant: str) -> TenantStacks:
     return TenantStacks(engine_env(), tenant)
 
 
-# Create, apply and update take the fields their requests declare (conv_tasks.requests).
+# Create, apply, update, delete and rollback take the fields their requests declare
+# (conv_tasks.requests).
 @request_task(NewStackRequest)
 def create(tenant: str, request: NewStackRequest) -> dict[str, Any]:
     return _stacks(tenant).create(request).to_json()
@@ -113,36 +83,14 @@ def update(tenant: str, request: UpdateRequest) -> dict[str, Any]:
     return result.to_json()
 
 
-@public_task(
-    "conv_tasks.stack.delete",
-    [
-        TENANT,
-        STACK,
-        _resource_names(
-            "retain",
-            "Resources to leave alone: their physical resources are not deleted, and the "
-            "stack forgets them.",
-        ),
-    ],
-)
-def delete(tenant: str, stack: str, retain: list[str]) -> dict[str, Any]:
-    return _stacks(tenant).delete(stack, retain=retain).to_json()
+@request_task(DeleteRequest)
+def delete(tenant: str, request: DeleteRequest) -> dict[str, Any]:
+    return _stacks(tenant).delete(request.stack, retain=request.retain).to_json()
 
 
-@public_task(
-    "conv_tasks.stack.rollback",
-    [
-        TENANT,
-        STACK,
-        _resource_names(
-            "skip",
-            "Resources the rollback would delete to leave alone instead: not deleted, and "
-            "forgotten by the stack.",
-        ),
-    ],
-)
-def rollback(tenant: str, stack: str, skip: list[str]) -> dict[str, Any]:
-    return _stacks(tenant).rollback(stack, skip=skip).to_json()
+@request_task(RollbackRequest)
+def rollback(tenant: str, request: RollbackRequest) -> dict[str, Any]:
+    return _stacks(tenant).rollback(request.stack, skip=request.skip).to_json()
 
 
 @public_task(

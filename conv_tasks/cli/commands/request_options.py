@@ -47,6 +47,8 @@ def _option(field: Declared, cli: CliOption) -> Callable[[F], F]:
     attrs: dict[str, Any] = {"help": cli.help or field.spec.help, "default": field.default}
     if cli.metavar is not None:
         attrs["metavar"] = cli.metavar
+    if cli.multiple:
+        attrs["multiple"] = True
     if kind is bool and "/" not in cli.flags[0]:
         attrs["is_flag"] = True
     elif kind is int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -15,7 +16,14 @@ from conv_tasks.cli import render
 from conv_tasks.cli.commands.request_options import read_request, request_options
 from conv_tasks.cli.context import Context, pass_ctx
 from conv_tasks.cli.failures import CliFailure, Exit
-from conv_tasks.requests import ApplyRequest, NewStackRequest, PreviewRequest, UpdateRequest
+from conv_tasks.requests import (
+    ApplyRequest,
+    DeleteRequest,
+    NewStackRequest,
+    PreviewRequest,
+    RollbackRequest,
+    UpdateRequest,
+)
 
 _wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
 _wait_timeout_option = click.option(
@@ -136,50 +144,36 @@ def stack_preview(ctx: Context, name: str, **given: Any) -> None:
 @click.command("delete")
 @click.argument("name")
 @click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
-@click.option(
-    "--retain",
-    "retain",
-    multiple=True,
-    metavar="RESOURCE",
-    help="Leave this resource alone: not deleted, and forgotten by the stack (repeatable).",
-)
+@request_options(DeleteRequest)
 @wait_options
 @pass_ctx
 def stack_delete(
-    ctx: Context, name: str, yes: bool, retain: tuple[str, ...], wait: bool, wait_timeout: float
+    ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float, **given: Any
 ) -> None:
     """Delete stack NAME and every resource in it but those --retain names (asks first,
     unless --yes)."""
+    request = read_request(DeleteRequest, name, given)
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError(
                 f"not deleting stack {name}: there is no terminal to confirm on; "
                 "pass --yes to delete it without asking"
             )
-        kept = f" but {', '.join(retain)}" if retain else ""
+        kept = f" but {', '.join(request.retain)}" if request.retain else ""
         if not click.confirm(f"Delete stack {name} and every resource in it{kept}?"):
             click.echo(f"stack {name} not deleted", err=True)
             sys.exit(1)
-    _started(ctx, ctx.client().delete(name, retain=list(retain)), wait, wait_timeout)
+    _started(ctx, ctx.client().send(request), wait, wait_timeout)
 
 
 @click.command("rollback")
 @click.argument("name")
-@click.option(
-    "--skip",
-    "skip",
-    multiple=True,
-    metavar="RESOURCE",
-    help="A resource the rollback would delete to leave alone instead: not deleted, and "
-    "forgotten by the stack (repeatable).",
-)
+@request_options(RollbackRequest)
 @wait_options
 @pass_ctx
-def stack_rollback(
-    ctx: Context, name: str, skip: tuple[str, ...], wait: bool, wait_timeout: float
-) -> None:
+def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float, **given: Any) -> None:
     """Roll stack NAME back to the last template that completed."""
-    _started(ctx, ctx.client().rollback(name, skip=list(skip)), wait, wait_timeout)
+    _started(ctx, ctx.client().send(read_request(RollbackRequest, name, given)), wait, wait_timeout)
 
 
 @click.command("cancel")
@@ -194,32 +188,36 @@ def stack_cancel(
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
 
-@click.command("check")
-@click.argument("name")
-@wait_options
-@pass_ctx
-def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+def _walk(name: str, start: Callable[[Any, str], dict[str, Any]], doc: str) -> click.Command:
+    """The command that starts a walk over every resource of stack NAME (check, suspend,
+    resume): `start(client, name)` sends it."""
+
+    @click.command(name, help=doc)
+    @click.argument("name")
+    @wait_options
+    @pass_ctx
+    def walk(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+        _started(ctx, start(ctx.client(), name), wait, wait_timeout)
+
+    return walk
+
+
+stack_check = _walk(
+    "check",
+    lambda client, name: client.check(name),
     """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
-    resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
-    _started(ctx, ctx.client().check(name), wait, wait_timeout)
-
-
-@click.command("suspend")
-@click.argument("name")
-@wait_options
-@pass_ctx
-def stack_suspend(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    resources that are not healthy (exit 1 with --wait). Refused while an operation runs.""",
+)
+stack_suspend = _walk(
+    "suspend",
+    lambda client, name: client.suspend(name),
     """Suspend every resource of stack NAME, dependants first: it ends SUSPEND_COMPLETE, or
     SUSPEND_FAILED (exit 1 with --wait). Refused while an operation runs, once suspended,
-    or after a failed operation. A suspended stack is resumed or deleted, not updated."""
-    _started(ctx, ctx.client().suspend(name), wait, wait_timeout)
-
-
-@click.command("resume")
-@click.argument("name")
-@wait_options
-@pass_ctx
-def stack_resume(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    or after a failed operation. A suspended stack is resumed or deleted, not updated.""",
+)
+stack_resume = _walk(
+    "resume",
+    lambda client, name: client.resume(name),
     """Resume every resource of the suspended stack NAME, dependencies first: it ends
-    RESUME_COMPLETE, or RESUME_FAILED (exit 1 with --wait)."""
-    _started(ctx, ctx.client().resume(name), wait, wait_timeout)
+    RESUME_COMPLETE, or RESUME_FAILED (exit 1 with --wait).""",
+)
