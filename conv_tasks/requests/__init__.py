@@ -36,7 +36,6 @@ from conv_tasks.requests.declared import (
 from conv_tasks.requests.fields import CliInput, CliOption, Field, Limit, RequestField, Surface
 from conv_tasks.requests.overview import OverviewRequest
 from conv_tasks.requests.stack import (
-    STACK_REQUESTS,
     ApplyRequest,
     DeleteRequest,
     EnvironmentSources,
@@ -49,8 +48,20 @@ from conv_tasks.requests.stack import (
 )
 from conv_tasks.requests.stack_fields import TAG_LIST_SCHEMA
 
+# Every request declared here.
+REQUESTS: tuple[type, ...] = (
+    NewStackRequest,
+    ApplyRequest,
+    UpdateRequest,
+    PreviewRequest,
+    ValidateRequest,
+    DeleteRequest,
+    RollbackRequest,
+    OverviewRequest,
+)
+
 __all__ = [
-    "STACK_REQUESTS",
+    "REQUESTS",
     "TAG_LIST_SCHEMA",
     "ApplyRequest",
     "CliInput",

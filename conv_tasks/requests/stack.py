@@ -163,15 +163,3 @@ class RollbackRequest:
     stack: Annotated[str, STACK]
     _: KW_ONLY
     skip: Annotated[Sequence[str], SKIP] = field(default_factory=list)
-
-
-# Every request declared here, in the order the surfaces list them.
-STACK_REQUESTS: tuple[type, ...] = (
-    NewStackRequest,
-    ApplyRequest,
-    UpdateRequest,
-    PreviewRequest,
-    ValidateRequest,
-    DeleteRequest,
-    RollbackRequest,
-)
