@@ -62,9 +62,21 @@ browser:
 TEST_WORKERS ?= 2
 PARALLEL = -n $(TEST_WORKERS) --dist loadfile
 
+# The `openstack` command the HTTP edge's tests drive (tests/integration/openstack_cli), in a
+# virtualenv of its own built once from the pinned requirements (again when they change), so
+# that a test run does not spend a minute installing it.
+OPENSTACK_VENV ?= .venv-openstack
+OPENSTACK_REQUIREMENTS := tests/integration/openstack_cli/requirements.txt
+$(OPENSTACK_VENV)/bin/openstack: $(OPENSTACK_REQUIREMENTS)
+	rm -rf $(OPENSTACK_VENV)
+	$(PYTHON) -m venv $(OPENSTACK_VENV)
+	$(OPENSTACK_VENV)/bin/pip install --quiet --no-input -r $(OPENSTACK_REQUIREMENTS)
+	touch $@
+export CONV_TASKS_TEST_OPENSTACK_BIN := $(abspath $(OPENSTACK_VENV)/bin)
+
 # The full default suite: unit tests, integration and chaos tests with real workers; then the
 # example type package's tests. The fleet tests run apart (make test-fleet).
-test: setup services deploy-tools browser
+test: setup services deploy-tools browser $(OPENSTACK_VENV)/bin/openstack
 	$(BIN)/python -m pytest $(PARALLEL) --ignore=tests/fleet tests
 	$(run_examples)
 
@@ -98,7 +110,7 @@ test-wheel: setup services
 # runs it on the classic queues of deployments that keep them (docs/operations/rabbitmq.md).
 RABBITMQ_TEST_URL ?= amqp://guest:guest@127.0.0.1:5672/conv_tasks_test
 RABBITMQ_QUEUE_TYPE ?= quorum
-test-rabbitmq: setup services
+test-rabbitmq: setup services $(OPENSTACK_VENV)/bin/openstack
 	CONV_TASKS_TEST_BROKER_URL=$(RABBITMQ_TEST_URL) CONV_TASKS_RABBITMQ_QUEUE_TYPE=$(RABBITMQ_QUEUE_TYPE) \
 		$(BIN)/python -m pytest $(PARALLEL) tests/integration tests/chaos
 
@@ -201,4 +213,4 @@ flower: setup
 		--tasks_columns=$(FLOWER_TASKS_COLUMNS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(OPENSTACK_VENV) .pytest_cache .mypy_cache .ruff_cache

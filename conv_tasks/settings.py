@@ -241,6 +241,9 @@ class Settings:
     # The YAML file of named connections resource types act through (conv_tasks.connections);
     # empty: none are defined.
     connections_file: str = ""
+    # A JSON fault plan the sandbox cloud (OS::Heat::TestResource's) follows while the file
+    # exists: it throttles or fails some calls, for tests (conv_tasks.resources.sandbox_faults).
+    sandbox_faults_file: str = ""
     # The keys that seal secrets at rest (conv_tasks.secrets_at_rest), the first one writing;
     # empty: values are stored as they are. Never printed.
     encryption_keys: tuple[str, ...] = field(default=(), repr=False)
@@ -339,6 +342,7 @@ class Settings:
             ),
             purge_batch=_count(env, "CONV_TASKS_PURGE_BATCH", cls.purge_batch, problems, minimum=1),
             connections_file=(env.get("CONV_TASKS_CONNECTIONS") or "").strip(),
+            sandbox_faults_file=(env.get("CONV_TASKS_SANDBOX_FAULTS") or "").strip(),
             encryption_keys=_keys(env, ENCRYPTION_KEYS_SETTING, problems),
             api_auth=_choice(env, "CONV_TASKS_API_AUTH", cls.api_auth, API_AUTH_MODES, problems),
             api_tokens_file=(env.get("CONV_TASKS_API_TOKENS_FILE") or "").strip(),

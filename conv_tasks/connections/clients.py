@@ -122,7 +122,9 @@ def _celery(spec: ConnectionSpec, secret: str | None) -> Any:
     )
     app.conf.update(
         broker_url=broker,
-        broker_transport_options=options.transport_options,
+        # One connection attempt per step: kombu would otherwise try again for as long as its
+        # connect timeout, sleeping 2 s then 4 s, past a step's budget; the engine asks again.
+        broker_transport_options={**options.transport_options, "max_retries": 0},
         result_backend=with_password(str(backend), secret) if backend else None,
         result_backend_transport_options=sentinel_transport_options(
             str(backend or ""), master=master, password=sentinels

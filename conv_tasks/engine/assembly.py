@@ -21,7 +21,7 @@ from conv_tasks.engine.dispatch import Dispatcher
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.features import EngineChildStacks
 from conv_tasks.engine.stack import end_traversal, resume_traversal
-from conv_tasks.resources import Registry, default_registry
+from conv_tasks.resources import Registry, default_registry, sandbox_with_faults
 from conv_tasks.secrets_at_rest import Sealer
 from conv_tasks.settings import Settings, get_settings
 from conv_tasks.syncpoint import SyncPointStore
@@ -56,7 +56,7 @@ def build_env(
         dispatcher=dispatcher,
         registry=registry,
         definitions=Definitions(settings.cache_bytes, registry),
-        sandbox=PostgresSandbox(url),
+        sandbox=sandbox_with_faults(PostgresSandbox(url), settings.sandbox_faults_file),
         deployments=PostgresDeployments(url, sealer=sealer),
         wait_handles=PostgresWaitHandles(url),
         end_traversal=end_traversal,

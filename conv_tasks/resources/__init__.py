@@ -28,6 +28,7 @@ from conv_tasks.resources.registry import (
     load_entry_point_types,
     template_problems,
 )
+from conv_tasks.resources.sandbox_faults import with_faults as sandbox_with_faults
 from conv_tasks.resources.schema import (
     ANY,
     BOOLEAN,
@@ -91,6 +92,7 @@ __all__ = [
     "hot_skeleton",
     "load_entry_point_types",
     "prepare_properties",
+    "sandbox_with_faults",
     "static_problems",
     "template_problems",
     "token_physical_id",

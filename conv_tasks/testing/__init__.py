@@ -18,7 +18,12 @@ database, real `celery worker` processes that find the package's types through i
 point, and a CONV_TASKS_CONNECTIONS file written from the case. Some run the engine in the
 test process (inprocess.py), to time every step and to kill a worker at a chosen moment.
 Each failure names the type, the check, the step and what it saw; a check that does not
-apply to the type says so. PrivatePostgres, PrivateRedis and PrivateRabbitMQ start
+apply to the type says so. Each stack a check makes gets names of its own (UNIQUE in the
+case's properties), and the run deletes them all at its end. The kit's own calls of the
+type are asked again while the service puts them off (RetryBudget), and
+`conformance.check(case, service_faults=True)` runs every check with the service's faults on:
+HttpFaultProxy and TcpFaultProxy make a service busy or unreliable along a FaultPlan, and
+`sandbox_faults` the sandbox cloud. PrivatePostgres, PrivateRedis and PrivateRabbitMQ start
 throwaway servers for what a type acts on; PrivateSentinelGroup a Redis primary, replicas and
 sentinels to fail over. The guide's page is docs/guide/conformance-kit.md.
 
@@ -30,8 +35,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from conv_tasks.testing.case import UNDER_TEST, CheckedStack, TypeCase, connections_file
+from conv_tasks.testing.case import (
+    UNDER_TEST,
+    UNIQUE,
+    CheckedStack,
+    ServiceFaults,
+    TypeCase,
+    connections_file,
+)
+from conv_tasks.testing.fault_plan import Fault, FaultPlan, Weather
+from conv_tasks.testing.http_faults import HttpFaultProxy
 from conv_tasks.testing.report import CheckResult, ConformanceFailure, Report, Verdict
+from conv_tasks.testing.retries import RetryBudget, ServiceBusy
+from conv_tasks.testing.sandbox_faults import sandbox_faults
 
 if TYPE_CHECKING:
     from conv_tasks.testing.cluster import Cluster
@@ -47,6 +63,7 @@ if TYPE_CHECKING:
         fresh_database,
         wait_for_workers,
     )
+    from conv_tasks.testing.tcp_faults import TcpFaultProxy
 
 # The names whose modules start the engine, Celery and SQLAlchemy, imported on first use:
 # pytest loads the plugin (and so this face) in every run where conv_tasks is installed, and a
@@ -58,6 +75,7 @@ _ON_FIRST_USE = {
     "PrivateRabbitMQ": "conv_tasks.testing.services",
     "PrivateRedis": "conv_tasks.testing.services",
     "PrivateSentinelGroup": "conv_tasks.testing.sentinel",
+    "TcpFaultProxy": "conv_tasks.testing.tcp_faults",
     "TestServices": "conv_tasks.testing.services",
     "celery_app": "conv_tasks.testing.services",
     "free_port": "conv_tasks.testing.services",
@@ -75,22 +93,32 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "UNDER_TEST",
+    "UNIQUE",
     "CheckResult",
     "CheckedStack",
     "Cluster",
     "Conformance",
     "ConformanceFailure",
+    "Fault",
+    "FaultPlan",
+    "HttpFaultProxy",
     "PrivatePostgres",
     "PrivateRabbitMQ",
     "PrivateRedis",
     "PrivateSentinelGroup",
     "Report",
+    "RetryBudget",
+    "ServiceBusy",
+    "ServiceFaults",
+    "TcpFaultProxy",
     "TestServices",
     "TypeCase",
     "Verdict",
+    "Weather",
     "celery_app",
     "connections_file",
     "free_port",
     "fresh_database",
+    "sandbox_faults",
     "wait_for_workers",
 ]

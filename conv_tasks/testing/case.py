@@ -3,22 +3,41 @@
 A TypeCase names the type, the properties of one resource of it, the changes an update makes
 in place and one that replaces it, the connections it acts through, and, for types whose
 create waits for someone outside conv_tasks (a wait condition's host, a deployment's agent),
-the hook that plays that part. It is a plain value: nothing here starts or checks anything.
+the hook that plays that part; how the service's faults are turned on, and how long the kit
+keeps asking when the service is busy. It is a plain value: nothing here starts or checks
+anything.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from conv_tasks.testing.retries import RetryBudget
+
 if TYPE_CHECKING:
     from conv_tasks.client import Client
+    from conv_tasks.testing.cluster import Cluster
 
 UNDER_TEST = "under_test"
 """The name of the resource under test in every stack the kit makes."""
+UNIQUE = "%unique%"
+"""Written in a property's value (anywhere in a string), it is replaced by a suffix of the
+stack's own: each stack the kit makes gets its own names (`f"kit_db_{UNIQUE}"`)."""
+ServiceFaults = Callable[["Cluster"], AbstractContextManager[object]]
+"""A TypeCase's `service_faults`: called with the cluster, it returns a context manager inside
+which the service misbehaves."""
+
+
+def unique_suffix() -> str:
+    """A suffix for one stack's names: 8 lowercase letters and digits, starting with a letter
+    (a name a service keeps, PostgreSQL's, may not start with a digit)."""
+    return "k" + uuid.uuid4().hex[:7]
 
 
 @dataclass(frozen=True)
@@ -61,6 +80,16 @@ class TypeCase:
     - `count_objects`: how many real objects of the stack exist now; the exactly-once checks
       then count them too (without it they rely on the physical id and `observe`).
     - `timeout`: seconds any one operation may take before its check fails.
+    - `service_faults`: turns the service's fault injection on: called with the cluster, it
+      returns a context manager inside which the service misbehaves (`conformance.check(case,
+      service_faults=True)` runs every check inside it). HttpFaultProxy.faulty,
+      TcpFaultProxy.faulty and `sandbox_faults` make one.
+    - `retries`: how long the kit keeps asking when the service puts its own calls off
+      (Throttled, Transient): see conv_tasks.testing.retries.
+
+    Any string in `properties`, `update_in_place`, `update_replace`, `slow_properties` and
+    `companions` may hold UNIQUE (`%unique%`): each stack the kit makes puts a suffix of its
+    own there, so that names the service keeps unique do not collide between checks.
     """
 
     type_name: str
@@ -75,6 +104,8 @@ class TypeCase:
     count_objects: Callable[[CheckedStack], int] | None = None
     tenant: str = "conformance"
     timeout: float = 90.0
+    service_faults: ServiceFaults | None = None
+    retries: RetryBudget = field(default_factory=RetryBudget)
 
     def template(self, properties: Mapping[str, Any]) -> dict[str, Any]:
         """The stack of the resource under test (with these properties) and its companions."""
@@ -89,6 +120,30 @@ class TypeCase:
     @property
     def slow(self) -> dict[str, Any]:
         return self.changed(self.slow_properties)
+
+    def unique(self, suffix: str) -> TypeCase:
+        """The case for one stack: UNIQUE replaced by `suffix` wherever it is written."""
+
+        def filled(value: Any) -> Any:
+            if isinstance(value, str):
+                return value.replace(UNIQUE, suffix)
+            if isinstance(value, Mapping):
+                return {key: filled(item) for key, item in value.items()}
+            if isinstance(value, list | tuple):
+                return [filled(item) for item in value]
+            return value
+
+        def maybe(change: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+            return None if change is None else filled(change)
+
+        return replace(
+            self,
+            properties=filled(self.properties),
+            update_in_place=maybe(self.update_in_place),
+            update_replace=maybe(self.update_replace),
+            slow_properties=maybe(self.slow_properties),
+            companions=filled(self.companions),
+        )
 
 
 def connections_file(

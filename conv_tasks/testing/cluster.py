@@ -8,6 +8,9 @@ file the cluster writes from the case. The workers find the types installed in t
 deployment would. Workers are started when a case first needs them, and started again only
 when a case needs other connections or environment. The engine can also run in the test
 process on the same services (`engine_env`), which the kit's deterministic checks use.
+Workers and that engine follow a sandbox fault plan file of the cluster's own
+(CONV_TASKS_SANDBOX_FAULTS), which `sandbox_faults` writes while a case's checks want the
+sandbox to misbehave.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from conv_tasks.resources import ENTRY_POINT_GROUP, Registry, ResourceType, buil
 from conv_tasks.settings import Settings
 from conv_tasks.tasks.runtime import CeleryDispatcher
 from conv_tasks.testing.case import CheckedStack, TypeCase
+from conv_tasks.testing.fault_plan import FaultPlan
 from conv_tasks.testing.report import CheckFailed
 from conv_tasks.testing.services import (
     TestServices,
@@ -53,6 +57,8 @@ class Cluster:
         self.run_id = uuid.uuid4().hex[:8]
         self.workdir = workdir
         self.database_url = fresh_database(services.database_url, f"kit_{self.run_id}")
+        # Absent but while `sandbox_faults` holds it: the sandbox behaves.
+        self.sandbox_faults_file = workdir / "sandbox-faults.json"
         self.base_env = {
             "CONV_TASKS_DATABASE_URL": self.database_url,
             "CONV_TASKS_BROKER_URL": services.broker_url,
@@ -61,6 +67,7 @@ class Cluster:
             "CONV_TASKS_REDIS_PREFIX": f"kit-{self.run_id}",
             "CONV_TASKS_POLL_INTERVAL": "0.2",
             "CONV_TASKS_CONNECTIONS": "",
+            "CONV_TASKS_SANDBOX_FAULTS": str(self.sandbox_faults_file),
         }
         self.env: dict[str, str] = dict(self.base_env)
         self.app: Celery = celery_app(self.env, name=f"conv_tasks_kit_{self.run_id}")
@@ -93,6 +100,7 @@ class Cluster:
             "CONV_TASKS_CONNECTIONS": str(connections) if case.connections.strip() else "",
             "CONV_TASKS_LOCK_TTL": f"{lock_ttl:g}",
         }
+        self.env.update(self._outliving(lock_ttl))
         self.processes = CeleryProcesses(
             self.workdir / f"logs-{self._generation}",
             env=self.env,
@@ -101,6 +109,19 @@ class Cluster:
         self.processes.start_worker("worker", concurrency=2)
         wait_for_workers(self.app, {self.processes.hostname("worker")})
         self._config = config
+
+    def _outliving(self, lock_ttl: float) -> dict[str, str]:
+        """The stall time and the visibility timeout raised past twice the lease where the
+        environment's are not longer than it: a worker refuses to start with timings that fight
+        (conv_tasks.tasks.timing_checks), and a type with a long step budget gets long leases."""
+        settings = self.settings()
+        floor = 2 * lock_ttl
+        raised: dict[str, str] = {}
+        if settings.stall_after <= lock_ttl:
+            raised["CONV_TASKS_STALL_AFTER"] = f"{floor:g}"
+        if settings.visibility_timeout <= lock_ttl:
+            raised["CONV_TASKS_VISIBILITY_TIMEOUT"] = f"{floor:g}"
+        return raised
 
     def stop_workers(self) -> None:
         if self.processes is not None:
@@ -185,6 +206,18 @@ class Cluster:
             return client.wait(stack_id, timeout=case.timeout, interval=0.2, on_poll=poll)
         except TimeoutError as exc:
             raise CheckFailed(action.lower(), str(exc)) from None
+
+    @contextlib.contextmanager
+    def sandbox_faults(self, plan: FaultPlan) -> Iterator[FaultPlan]:
+        """The sandbox (of the workers and of the engine in this process) follows `plan` inside
+        the block: some of its calls raise Throttled or Transient."""
+        written = self.sandbox_faults_file.with_suffix(".tmp")
+        written.write_text(plan.to_json(), encoding="utf-8")
+        written.replace(self.sandbox_faults_file)  # whole, never half-written
+        try:
+            yield plan
+        finally:
+            self.sandbox_faults_file.unlink(missing_ok=True)
 
     def forget_acts(self, stack_id: str) -> None:
         """The stack's next actions need the actor again (a new update, a repeated create)."""

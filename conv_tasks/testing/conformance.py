@@ -15,6 +15,13 @@ The checks, in the order they run (those after a failed one they stand on are no
     worker killed mid-create    the workers resume it to exactly one object
     step budget                 every step measured returned within the type's step_budget
     secrets kept                no connection secret in a worker log, an event or a show
+    clean up                    (always; reported when it fails) every stack made is deleted
+
+Each stack a check makes has names of its own (TypeCase.unique). The kit's own calls of the
+type's observe and of preview are asked again while the service puts them off, within the
+case's RetryBudget (retries.py); a check that passed after that says how often. With
+`service_faults=True` every check runs inside the case's `service_faults` hook: the service
+throttles and fails some answers, and a type that does what the SDK asks still passes.
 
 A check raises nothing out of here: a kit or service error fails the check it happened in,
 naming it. The report goes to `on_report` (the pytest plugin's summary), and a failed check
@@ -23,12 +30,14 @@ raises ConformanceFailure.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 
 from conv_tasks.connections import parse_connections, read_secret
 from conv_tasks.testing.case import TypeCase
+from conv_tasks.testing.cleanup import CLEAN_UP, clean_up
 from conv_tasks.testing.cluster import Cluster
 from conv_tasks.testing.inprocess import InProcessEngine
 from conv_tasks.testing.lifecycle import Lifecycle
@@ -42,6 +51,7 @@ from conv_tasks.testing.report import (
     Verdict,
 )
 from conv_tasks.testing.resilience import Resilience
+from conv_tasks.testing.retries import Retrier
 
 log = logging.getLogger(__name__)
 
@@ -75,19 +85,38 @@ class Conformance:
         self.cluster = cluster
         self.on_report = on_report
 
-    def check(self, case: TypeCase, *, checks: Collection[str] | None = None) -> Report:
+    def check(
+        self,
+        case: TypeCase,
+        *,
+        checks: Collection[str] | None = None,
+        service_faults: bool = False,
+    ) -> Report:
         """Run the checks of `case` (all, or those named in `checks` and what they stand on);
-        the report. ConformanceFailure if one failed."""
-        report = self.run(case, checks=checks)
+        the report. ConformanceFailure if one failed. `service_faults`: every check runs with
+        the service's fault injection on (the case's `service_faults` hook)."""
+        report = self.run(case, checks=checks, service_faults=service_faults)
         if self.on_report is not None:
             self.on_report(report)
         if report.failed:
             raise ConformanceFailure(report)
         return report
 
-    def run(self, case: TypeCase, *, checks: Collection[str] | None = None) -> Report:
+    def run(
+        self,
+        case: TypeCase,
+        *,
+        checks: Collection[str] | None = None,
+        service_faults: bool = False,
+    ) -> Report:
         """The checks of `case`, failed ones included, without raising."""
         _with_needs(CHECKS, checks)  # an unknown name is refused before anything starts
+        if service_faults and case.service_faults is None:
+            raise ValueError(
+                f"{case.type_name}: service_faults=True needs the case's service_faults hook "
+                "(a function of the cluster that returns a context manager inside which the "
+                "service misbehaves: HttpFaultProxy.faulty, TcpFaultProxy.faulty, sandbox_faults)"
+            )
         # The workers (and the engine here) read the case's connections before anything runs.
         # A lease outlives any step within the budget: a slow step fails the budget check,
         # not the others.
@@ -123,15 +152,27 @@ class Conformance:
             "secrets kept": secrets,
         }
         wanted = _with_needs(CHECKS, checks)
-        report = Report(case.type_name)
+        report = Report(case.type_name, service_faults=service_faults)
+        retrier = engine.retrier
         try:
-            for name, needs in CHECKS.items():
-                if name in wanted:
-                    _run(report, name, bodies[name], needs=needs)
+            with self._weather(case, service_faults):
+                for name, needs in CHECKS.items():
+                    if name in wanted:
+                        _run(report, name, bodies[name], needs=needs, retrier=retrier)
         finally:
-            life.clean_up()
+            made = [*([life.stack_id] if life.stack_id else []), *engine.stacks]
+            _left_behind(report, lambda: clean_up(self.cluster, case, engine, made))
             engine.close()
         return report
+
+    @contextlib.contextmanager
+    def _weather(self, case: TypeCase, service_faults: bool) -> Iterator[None]:
+        """The service's faults on inside the block, when asked for."""
+        if not service_faults or case.service_faults is None:
+            yield
+            return
+        with case.service_faults(self.cluster):
+            yield
 
 
 def _with_needs(needs: Mapping[str, str | None], checks: Collection[str] | None) -> set[str]:
@@ -152,11 +193,19 @@ def _with_needs(needs: Mapping[str, str | None], checks: Collection[str] | None)
     return wanted
 
 
-def _run(report: Report, check: str, body: Callable[[], str], *, needs: str | None = None) -> None:
+def _run(
+    report: Report,
+    check: str,
+    body: Callable[[], str],
+    *,
+    needs: str | None = None,
+    retrier: Retrier | None = None,
+) -> None:
     if needs is not None and report.verdict(needs) != Verdict.PASSED:
         report.add(CheckResult(check, Verdict.NOT_RUN, f"`{needs}` did not pass"))
         return
     began = time.monotonic()
+    put_off = retrier.put_off if retrier is not None else 0
 
     def result(verdict: Verdict, detail: str) -> CheckResult:
         return CheckResult(check, verdict, detail, seconds=time.monotonic() - began)
@@ -171,7 +220,22 @@ def _run(report: Report, check: str, body: Callable[[], str], *, needs: str | No
         log.exception("conformance check %r of %s raised", check, report.type_name)
         report.add(result(Verdict.FAILED, f"raised {type(exc).__name__}: {exc}"))
     else:
+        again = (retrier.put_off if retrier is not None else 0) - put_off
+        if again:
+            detail += f" (the service put off {again} of the kit's calls: asked again)"
         report.add(result(Verdict.PASSED, detail))
+
+
+def _left_behind(report: Report, body: Callable[[], str]) -> None:
+    """The clean-up, reported only when it failed: a report lists the checks asked for, and a
+    stack left behind is the one thing the clean-up has to say."""
+    scratch = Report(report.type_name)
+    _run(scratch, CLEAN_UP, body)
+    [result] = scratch.results
+    if result.verdict == Verdict.FAILED:
+        report.add(result)
+    else:
+        log.info("%s, %s: %s", report.type_name, CLEAN_UP, result.detail)
 
 
 def step_budget(engine: InProcessEngine, recorder: Recorder) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -37,11 +37,12 @@ from conv_tasks.engine import (
     run_step,
     version_context,
 )
-from conv_tasks.sdk import ActionContext, Observed, ResourceType
+from conv_tasks.sdk import ActionContext, Observed, ResourceType, Transient
 from conv_tasks.statuses import Action
 from conv_tasks.testing.case import UNDER_TEST, TypeCase
 from conv_tasks.testing.measured import Recorder, WorkerKilled, measured_type
 from conv_tasks.testing.report import CheckFailed
+from conv_tasks.testing.retries import Retrier, RetryBudget
 
 if TYPE_CHECKING:
     from conv_tasks.testing.cluster import Cluster
@@ -88,12 +89,43 @@ class HeldDispatcher:
         return gone
 
 
+@dataclass(frozen=True)
+class Start:
+    """How a create's start went (InProcessEngine.start)."""
+
+    outcome: Outcome | None  # of the last delivery (None: its worker was killed)
+    begun: bool  # a call of the type's create returned
+    put_off: int  # starts the service put off (Throttled, Transient) before that
+    seconds: float  # how long the kit delivered
+    last_error: str | None  # the last error a start raised, if one did
+    last_put_off: bool  # that error was Throttled or Transient
+    ended: str  # the stack's state after the deliveries
+
+    def why_not_begun(self, budget: RetryBudget) -> str:
+        """Why the create never began, in a sentence that blames the right party."""
+        if self.put_off and self.last_put_off:
+            return (
+                f"the service put off every start of the type's create ({self.put_off} "
+                f"start(s) over {self.seconds:.1f} s raised Throttled or Transient, the last "
+                f"{self.last_error}) and the kit's retry budget ({budget.describe()}; "
+                "TypeCase.retries) ran out: the create never began. That is the service's "
+                "weather, not a fault the kit found in the type"
+            )
+        if self.last_error is not None:
+            return (
+                f"the type's create failed at its start, before it began anything the kit could "
+                f"interrupt or kill ({self.last_error}); the stack ended {self.ended}"
+            )
+        return f"the type's create was never called; the stack ended {self.ended}"
+
+
 class InProcessEngine:
     """The engine in this process, with the measured type under test, for one case."""
 
     def __init__(self, cluster: Cluster, case: TypeCase, recorder: Recorder) -> None:
         self.case = case
         self.recorder = recorder
+        self.retrier = Retrier(case.retries)
         self.held = HeldDispatcher()
         registry = cluster.registry()
         self.original: type[ResourceType] = cluster.type_of(case)
@@ -112,10 +144,10 @@ class InProcessEngine:
 
     # ------------------------------------------------------------ stack operations
 
-    def create(self, name: str, properties: Mapping[str, Any]) -> str:
+    def create(self, name: str, template: Mapping[str, Any]) -> str:
         request = NewStackRequest(
             name=name,
-            template=self.case.template(properties),
+            template=dict(template),
             parameters={},
             disable_rollback=True,  # a failure stays as it happened, for the report
         )
@@ -203,12 +235,40 @@ class InProcessEngine:
         )
         return self.stack(stack_id)
 
-    def first_step(self, stack_id: str, *, act: bool = False) -> Outcome | None:
-        """Deliver until the delivery that starts the create of the resource under test has run;
-        its outcome (None if its worker was killed)."""
-        starts = self.recorder.count(UNDER_TEST, "create")
-        return self.deliver_until(
-            stack_id, "CREATE", lambda: self.recorder.count(UNDER_TEST, "create") > starts, act=act
+    def start(self, stack_id: str, *, act: bool = False) -> Start:
+        """Deliver until the create of the resource under test has begun: until a call of the
+        type's `create` (its start) has returned. A start that raised Throttled or Transient
+        was put off (the engine starts it again, and the service did nothing the kit could
+        count on); one the connection's rate limit held back never ran. Deliveries stop too
+        when the create ended without beginning (its start failed), or when the service put
+        off more starts than the case's retry budget allows."""
+        recorder, budget = self.recorder, self.case.retries
+        returned = recorder.returned(UNDER_TEST, "create")
+        put_off = recorder.put_off_count(UNDER_TEST, "create")
+        calls = recorder.count(UNDER_TEST, "create")
+        began = time.monotonic()
+
+        def stop() -> bool:
+            if recorder.returned(UNDER_TEST, "create") > returned:
+                return True
+            if recorder.put_off_count(UNDER_TEST, "create") - put_off >= budget.attempts:
+                return True
+            if time.monotonic() - began > budget.seconds:
+                return True
+            return self.stack(stack_id).state.endswith(TERMINAL)
+
+        outcome = self.deliver_until(stack_id, "CREATE", stop, act=act)
+        # Every call since `calls` raised unless one returned: the last error is this start's.
+        called = recorder.count(UNDER_TEST, "create") > calls
+        raised = recorder.raised.get((UNDER_TEST, "create")) if called else None
+        return Start(
+            outcome=outcome,
+            begun=recorder.returned(UNDER_TEST, "create") > returned,
+            put_off=recorder.put_off_count(UNDER_TEST, "create") - put_off,
+            seconds=time.monotonic() - began,
+            last_error=None if raised is None else f"{type(raised).__name__}: {raised}",
+            last_put_off=isinstance(raised, Transient),
+            ended=self.stack(stack_id).state,
         )
 
     def run_action(self, stack_id: str, ctx: ActionContext) -> StepResult:
@@ -259,7 +319,12 @@ class InProcessEngine:
     def can_observe(self) -> bool:
         return self.original.observe is not ResourceType.observe
 
-    def observe(self, stack_id: str, version: ResourceVersion) -> Observed | None:
+    def observe(
+        self, stack_id: str, version: ResourceVersion, step: str = "observe"
+    ) -> Observed | None:
+        """The type's `observe` of `version`, with the context a node would give it; asked
+        again while the service puts it off (Throttled, Transient) and the case's retry budget
+        lasts (ServiceBusy, failing the check at `step`, when it runs out)."""
         plugin = self.plugin()
         ctx = observing_context(self.env, stack_id, self.case.tenant, version, plugin)
-        return plugin.observe(ctx)
+        return self.retrier.call(step, lambda: plugin.observe(ctx))

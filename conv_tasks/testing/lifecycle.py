@@ -3,9 +3,11 @@ place, replace, delete, delete again.
 
 One stack of the case goes through its life over the broker, as a user's would (the tenant's
 Client); what the type's `observe` says is read in the test process, with the context a
-node would give it. Each check returns what it saw when it passes, and raises CheckFailed
-(the step, what it saw) or NotApplicable. Property values are never shown (one may be a
-secret): only their names.
+node would give it. The stack's names are its own (TypeCase.unique). The kit's observes and
+previews are asked again while the service puts them off (retries.py): a check fails on what
+the type did, and says so, not on a passing 429 or 503. Each check returns what it saw when
+it passes, and raises CheckFailed (the step, what it saw) or NotApplicable. Property values
+are never shown (one may be a secret): only their names.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from conv_tasks.db import ResourceVersion
-from conv_tasks.testing.case import UNDER_TEST, TypeCase
+from conv_tasks.sdk import Throttled, Transient
+from conv_tasks.testing.case import UNDER_TEST, TypeCase, unique_suffix
 from conv_tasks.testing.cluster import Cluster
 from conv_tasks.testing.inprocess import InProcessEngine
 from conv_tasks.testing.report import CheckFailed, NotApplicable
@@ -31,12 +34,12 @@ class Lifecycle:
 
     def __init__(self, cluster: Cluster, case: TypeCase, engine: InProcessEngine) -> None:
         self.cluster = cluster
-        self.case = case
+        self.case = case.unique(unique_suffix())
         self.engine = engine
         self.client = cluster.client(case.tenant)
         self.stack_id: str | None = None
         self.physical_id: str | None = None
-        self.properties: Mapping[str, Any] = case.properties
+        self.properties: Mapping[str, Any] = self.case.properties
         self.last_head: ResourceVersion | None = None
         self.deleted = False
         # Every show of the resource, for the secrets check.
@@ -84,11 +87,12 @@ class Lifecycle:
             raise CheckFailed("update", f"preview said replace, but the physical id stayed {after}")
         detail = self._after_update()
         if self.engine.can_observe():
-            observed = self.engine.observe(self._stack(), old)
+            observed = self.engine.observe(self._stack(), old, "observe the replaced object")
             if observed is not None and observed.exists:
                 raise CheckFailed(
                     "observe the replaced object",
-                    f"object {old.physical_id} still exists after its replacement",
+                    f"the type's observe finds object {old.physical_id} still there after its "
+                    "replacement: its delete of the replaced version left it",
                 )
             detail += f"; the replaced object {old.physical_id} is gone"
         return f"preview said replace; physical id {old.physical_id} -> {after}; " + detail
@@ -104,7 +108,11 @@ class Lifecycle:
         head = self._last_head()
         observed = self._observe(head)
         if observed.exists:
-            raise CheckFailed("observe", f"object {head.physical_id} still exists after delete")
+            raise CheckFailed(
+                "observe",
+                f"the type's observe finds object {head.physical_id} still there after the "
+                "stack's delete: the delete left it, or observe does not see that it is gone",
+            )
         return f"observe says object {head.physical_id} is gone"
 
     def delete_twice(self) -> str:
@@ -113,16 +121,6 @@ class Lifecycle:
         if step.failed is not None:
             raise CheckFailed("delete again", f"the second delete failed: {step.failed}")
         return f"a second delete of object {head.physical_id} (the same token) ends done"
-
-    def clean_up(self) -> None:
-        """Delete the stack if a failed check left it (best effort)."""
-        if self.stack_id is None or self.deleted:
-            return
-        try:
-            self.client.delete(self.stack_id)
-            self.cluster.wait(self.case, self.client, self.stack_id, "DELETE")
-        except Exception:  # a clean-up must not hide the failure before it
-            return
 
     # ------------------------------------------------------------ steps
 
@@ -158,10 +156,10 @@ class Lifecycle:
             raise CheckFailed("read", "the stack was never deleted")
         return self.last_head
 
-    def _observe(self, head: ResourceVersion) -> Any:
+    def _observe(self, head: ResourceVersion, step: str = "observe") -> Any:
         if not self.engine.can_observe():
             raise NotApplicable("the type does not implement observe")
-        observed = self.engine.observe(self._stack(), head)
+        observed = self.engine.observe(self._stack(), head, step)
         if observed is None:
             raise NotApplicable("the type's observe returned None (it cannot observe)")
         return observed
@@ -169,29 +167,50 @@ class Lifecycle:
     def _observed_as_stored(self, step: str) -> str:
         head = self._head()
         self.shown.append(repr(self.client.resource(self._stack(), UNDER_TEST)))
-        observed = self._observe(head)
+        observed = self._observe(head, step)
         if not observed.exists:
-            raise CheckFailed(step, f"object {head.physical_id} does not exist")
+            raise CheckFailed(
+                step, f"the type's observe says object {head.physical_id} does not exist"
+            )
         drift = observed.differences(head.properties)
         if drift:
             raise CheckFailed(
                 step,
-                f"object {head.physical_id} differs from the resource's properties in "
-                f"{', '.join(drift)} (values are not shown: one may be a secret)",
+                f"the type's observe reads object {head.physical_id} as differing from the "
+                f"resource's properties in {', '.join(drift)} (values are not shown: one may "
+                "be a secret)",
             )
         read = ", ".join(sorted(observed.properties)) or "none"
         return f"object {head.physical_id} exists as stored (properties read back: {read})"
 
     def _unchanged(self, step: str) -> None:
-        preview = self.client.preview(self._stack(), self.case.template(self.properties))
-        changed = [
-            f"{entry['name']} {entry['action']}"
-            + (f" (reality {entry['reality']})" if entry.get("reality") else "")
-            for entry in preview["resources"]
-            if entry["action"] != "unchanged" or entry.get("reality")
-        ]
+        preview = self._preview(self.case.template(self.properties), step)
+        changed = [said for entry in preview["resources"] if (said := _changed(entry))]
         if changed:
-            raise CheckFailed(step, f"preview after apply says: {'; '.join(changed)}")
+            raise CheckFailed(
+                step,
+                "a preview of the template just applied says: "
+                f"{'; '.join(changed)} (applying it again must change nothing)",
+            )
+
+    def _preview(self, template: Mapping[str, Any], step: str) -> dict[str, Any]:
+        """The stack's preview of `template`, made again while an entry's reality could not
+        be read for a passing reason (its observe was put off) and the retry budget lasts."""
+
+        def attempt() -> dict[str, Any]:
+            preview = self.client.preview(self._stack(), template)
+            busy = [(e.get("reality") or {}) | {"name": e["name"]} for e in preview["resources"]]
+            busy = [reality for reality in busy if reality.get("retryable")]
+            if not busy:
+                return preview
+            said = "; ".join(f"{r['name']}: {r['unknown']}" for r in busy)
+            after = [float(r["retry_after"]) for r in busy if r.get("retry_after")]
+            message = f"the preview could not read reality ({said})"
+            if after:
+                raise Throttled(message, retry_after=max(after))
+            raise Transient(message)
+
+        return self.engine.retrier.call(step, attempt)
 
     def _update(self, properties: Mapping[str, Any], expected: str) -> str | None:
         """Preview, then apply, an update to `properties`; the physical id after it."""
@@ -218,3 +237,26 @@ class Lifecycle:
             return self._observed_as_stored("observe after the update") + "; preview unchanged"
         except NotApplicable:
             return "a preview then says nothing changes"
+
+
+def _changed(entry: Mapping[str, Any]) -> str | None:
+    """What a preview entry says would change, or differs in reality, in the type's terms;
+    None when nothing."""
+    said = []
+    name = entry["name"]
+    if entry["action"] != "unchanged":
+        reason = f" ({entry['reason']})" if entry.get("reason") else ""
+        said.append(f"{name} would {entry['action']}{reason}")
+    reality = entry.get("reality")
+    if reality:
+        if "unknown" in reality:
+            said.append(f"the type's observe of {name} failed: {reality['unknown']}")
+        elif not reality.get("exists", True):
+            said.append(f"the type's observe says {name}'s object does not exist")
+        else:
+            differs = ", ".join(reality.get("differs") or [])
+            said.append(
+                f"the type's observe reads {name}'s object as differing from its properties "
+                f"in {differs}"
+            )
+    return "; ".join(said) or None

@@ -6,7 +6,9 @@ how long each took, the first context each got and what it returned. The kit reg
 the engine it runs in the test process, so the engine drives the type exactly as a worker
 would, and the kit sees what happened. On cue (`Recorder.kill_after`) it lets a start finish
 and then raises WorkerKilled, as a worker killed at that moment would leave things: the
-service acted, conv_tasks recorded nothing. Never used by workers.
+service acted, conv_tasks recorded nothing. A step that raises is never the one killed: a
+start the service put off (Throttled, Transient) did nothing the kill could catch, and the
+engine starts it again. Never used by workers.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from conv_tasks.sdk import ActionContext, ResourceType
+from conv_tasks.sdk import ActionContext, ResourceType, Transient
 
 # The ResourceType methods that are steps of an action, or reads the engine makes.
 STEPS = (
@@ -58,12 +60,24 @@ class Recorder:
     first_contexts: dict[tuple[str, str], ActionContext] = field(default_factory=dict)
     last_results: dict[tuple[str, str], Any] = field(default_factory=dict)
     calls: dict[tuple[str, str], int] = field(default_factory=dict)
+    # How many calls returned (rather than raised): a create "has begun" once its start did.
+    returns: dict[tuple[str, str], int] = field(default_factory=dict)
     errors: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The last exception each step raised, and how many raised the SDK's "ask again later"
+    # (Throttled, Transient): the service put the step off, and the engine runs it again.
+    raised: dict[tuple[str, str], Exception] = field(default_factory=dict)
+    put_off: dict[tuple[str, str], int] = field(default_factory=dict)
     # (resource, method): after its next call returns, the worker dies.
     kill_after: tuple[str, str] | None = None
 
     def count(self, resource: str, method: str) -> int:
         return self.calls.get((resource, method), 0)
+
+    def returned(self, resource: str, method: str) -> int:
+        return self.returns.get((resource, method), 0)
+
+    def put_off_count(self, resource: str, method: str) -> int:
+        return self.put_off.get((resource, method), 0)
 
     def first_context(self, resource: str, method: str) -> ActionContext | None:
         return self.first_contexts.get((resource, method))
@@ -81,7 +95,11 @@ class Recorder:
         self.calls[key] = self.calls.get(key, 0) + 1
         if isinstance(outcome, Exception):
             self.errors[key] = f"{type(outcome).__name__}: {outcome}"
+            self.raised[key] = outcome
+            if isinstance(outcome, Transient):
+                self.put_off[key] = self.put_off.get(key, 0) + 1
         else:
+            self.returns[key] = self.returns.get(key, 0) + 1
             self.last_results[key] = outcome
 
     def kills(self, ctx: ActionContext, method: str) -> bool:

@@ -92,7 +92,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         Verdict.NOT_RUN: "not run",
     }
     for report in reports:
-        terminalreporter.write_line(report.type_name)
+        terminalreporter.write_line(report.title)
         for result in report.results:
             detail = f": {result.detail}" if result.detail else ""
             took = f" ({result.seconds:.1f} s)" if result.verdict != Verdict.NOT_RUN else ""

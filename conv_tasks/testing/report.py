@@ -60,6 +60,13 @@ class Report:
 
     type_name: str
     results: list[CheckResult] = field(default_factory=list)
+    # The checks ran with the service's fault injection on (conformance.check(service_faults=)).
+    service_faults: bool = False
+
+    @property
+    def title(self) -> str:
+        """The type, and under what weather it was checked."""
+        return self.type_name + (" (service faults on)" if self.service_faults else "")
 
     def add(self, result: CheckResult) -> None:
         """Record one more check's result."""
@@ -97,7 +104,7 @@ class ConformanceFailure(AssertionError):
 
     def __init__(self, report: Report) -> None:
         failed = report.failed
-        lines = [f"{report.type_name} failed {len(failed)} conformance check(s):"]
+        lines = [f"{report.title} failed {len(failed)} conformance check(s):"]
         lines += [f"  - {result.line(report.type_name)}" for result in failed]
         lines += ["", "All checks:", report.render()]
         super().__init__("\n".join(lines))

@@ -5,7 +5,14 @@ it happens the same way every time: the same token is started again after the ac
 finished; a create under way is cancelled and must end FAILED as interrupted; a worker dies
 after the create's start (before conv_tasks recorded it, and, for a create that polls, after
 it was recorded but before the first poll), and the real workers resume the stack, which must
-end with exactly one object. Every stack a check makes is deleted at its end.
+end with exactly one object.
+
+A create "has begun" when a call of the type's `create` (its start) has returned: a start
+that raised Throttled or Transient was put off by the service, did nothing the kit can count
+on, and is started again by the engine; the interrupt and the kill wait for one that returned
+(InProcessEngine.start), or say why none did. Every stack a check makes has names of its own
+(TypeCase.unique) and is deleted at its end; what a failed check leaves, the run's clean-up
+deletes (conformance.py).
 """
 
 from __future__ import annotations
@@ -15,16 +22,26 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from conv_tasks.engine import Outcome
-from conv_tasks.sdk import Progress, ResourceType
+from conv_tasks.sdk import Progress, ResourceType, Transient
 from conv_tasks.statuses import Status
-from conv_tasks.testing.case import UNDER_TEST, TypeCase
+from conv_tasks.testing.case import UNDER_TEST, TypeCase, unique_suffix
 from conv_tasks.testing.cluster import Cluster
-from conv_tasks.testing.inprocess import InProcessEngine
+from conv_tasks.testing.inprocess import InProcessEngine, Start
 from conv_tasks.testing.lifecycle import stack_name
 from conv_tasks.testing.report import CheckFailed, NotApplicable
 
 # Which of the tasks a killed worker had sent died with it.
 Lost = Callable[[Mapping[str, Any]], bool]
+# Which of a case's properties a stack is made with.
+Properties = Callable[[TypeCase], Mapping[str, Any]]
+
+
+def _created(case: TypeCase) -> Mapping[str, Any]:
+    return case.properties
+
+
+def _slow(case: TypeCase) -> Mapping[str, Any]:
+    return case.slow
 
 
 class Resilience:
@@ -38,7 +55,7 @@ class Resilience:
 
     def same_token_twice(self) -> str:
         engine = self.engine
-        with self._stack("token", self.case.properties) as stack_id:
+        with self._stack("token", _created) as stack_id:
             final = engine.finish(stack_id, "CREATE")
             if final.state != "CREATE_COMPLETE":
                 raise CheckFailed("create (in the test process)", self._ended(stack_id))
@@ -59,8 +76,8 @@ class Resilience:
 
     def interrupt(self) -> str:
         engine = self.engine
-        with self._stack("interrupt", self.case.slow) as stack_id:
-            outcome = engine.first_step(stack_id)
+        with self._stack("interrupt", _slow) as stack_id:
+            outcome = self._begun(stack_id, "start").outcome
             if outcome != Outcome.POLLING:
                 hint = "" if self.case.slow_properties else " (slow_properties can make it wait)"
                 raise NotApplicable(
@@ -68,6 +85,7 @@ class Resilience:
                     f"to interrupt{hint}"
                 )
             calls = engine.recorder.count(UNDER_TEST, "interrupt")
+            returned = engine.recorder.returned(UNDER_TEST, "interrupt")
             engine.cancel(stack_id)
             engine.deliver_until(
                 stack_id,
@@ -84,11 +102,23 @@ class Resilience:
                     f"the create ended {head.action}_{head.status} ({head.status_reason or '-'}), "
                     "not FAILED as interrupted",
                 )
-            error = engine.recorder.errors.get((UNDER_TEST, "interrupt"))
-            if error is not None:
-                raise CheckFailed("interrupt", f"the type's interrupt raised {error}")
+            called = engine.recorder.count(UNDER_TEST, "interrupt") > calls
+            raised = engine.recorder.raised.get((UNDER_TEST, "interrupt"))
+            if called and engine.recorder.returned(UNDER_TEST, "interrupt") == returned:
+                if not isinstance(raised, Transient):
+                    raise CheckFailed(
+                        "interrupt",
+                        f"the type's interrupt raised {type(raised).__name__}: {raised}",
+                    )
+                # The service put it off: the engine does not ask an interrupt again (the
+                # action has ended), and what it would have stopped is the delete's to remove.
+                return (
+                    f"the create ended FAILED ({head.status_reason}); interrupt was called, and "
+                    f"the service put it off ({type(raised).__name__}: {raised}): the engine "
+                    "does not ask again, the delete cleans up"
+                )
             if self._has_own_interrupt():
-                if engine.recorder.count(UNDER_TEST, "interrupt") == calls:
+                if not called:
                     raise CheckFailed("interrupt", "the type's interrupt was never called")
                 return f"the create ended FAILED ({head.status_reason}); interrupt was called"
             return (
@@ -99,30 +129,30 @@ class Resilience:
     def killed_worker(self) -> str:
         """A worker dies after the create's start returned, before conv_tasks recorded it; and,
         when the create polls, another after the start was recorded, before the first poll."""
-        before_record, start = self._killed("killed", self.case.properties, self._kill_at_start)
+        before_record, start = self._killed("killed", _created, self._kill_at_start)
         detail = f"killed before the start was recorded: {before_record}"
         if self.case.slow_properties is None and isinstance(start, Progress) and start.done:
             return detail + "; no poll to lose (the create finishes in its first step)"
-        before_poll, _ = self._killed("poll-lost", self.case.slow, self._lose_first_poll)
+        before_poll, _ = self._killed("poll-lost", _slow, self._lose_first_poll)
         return f"{detail}; killed before the first poll: {before_poll}"
 
     # ------------------------------------------------------------ the killed worker
 
     def _kill_at_start(self, stack_id: str) -> Lost | str:
-        """The worker dies right after the start returns: what it had sent before is on the
-        broker, nothing after it was sent. What it lost (a string: not done, why)."""
+        """The worker dies right after a start returns (the create has begun): what it had sent
+        before is on the broker, nothing after it was sent. What it lost (a string: not done,
+        why)."""
         self.engine.recorder.kill_after = (UNDER_TEST, "create")
-        self.engine.killed = False
-        self.engine.first_step(stack_id)
-        if not self.engine.killed:
+        try:
+            self._begun(stack_id, "kill")
+        finally:
             self.engine.recorder.kill_after = None
-            raise CheckFailed("kill", "the type's create was never started")
         return lambda _payload: False
 
     def _lose_first_poll(self, stack_id: str) -> Lost | str:
         """The start is recorded, then its worker dies with the first poll it had taken. What
         it lost (a string: not done, why)."""
-        outcome = self.engine.first_step(stack_id)
+        outcome = self._begun(stack_id, "start").outcome
         if outcome != Outcome.POLLING:
             return f"no poll to lose (the create finished in its first step: {outcome})"
 
@@ -132,7 +162,7 @@ class Resilience:
         return first_poll
 
     def _killed(
-        self, purpose: str, properties: Mapping[str, Any], kill: Callable[[str], Lost | str]
+        self, purpose: str, properties: Properties, kill: Callable[[str], Lost | str]
     ) -> tuple[str, Any]:
         engine = self.engine
         with self._stack(purpose, properties) as stack_id:
@@ -151,13 +181,23 @@ class Resilience:
                 raise CheckFailed(
                     f"resume ({purpose})",
                     f"the start before the kill made {made}; the resumed create made "
-                    f"{head.physical_id}: two objects",
+                    f"{head.physical_id}: two objects (the type's create, started again with "
+                    "the same token, did not find what its first start made)",
                 )
             return f"resumed by the workers to {head.physical_id}, " + self._one_object(
                 stack_id
             ), start
 
     # ------------------------------------------------------------ shared steps
+
+    def _begun(self, stack_id: str, step: str) -> Start:
+        """Deliver until the create has begun (InProcessEngine.start); CheckFailed at `step`,
+        saying why, when it did not (the worker killed on cue counts as begun)."""
+        self.engine.killed = False
+        start = self.engine.start(stack_id)
+        if not (start.begun or self.engine.killed):
+            raise CheckFailed(step, start.why_not_begun(self.case.retries))
+        return start
 
     def _one_object(self, stack_id: str) -> str:
         """Observe sees the resource's object, and the case's count (if any) is one."""
@@ -166,14 +206,21 @@ class Resilience:
         if self.engine.can_observe():
             observed = self.engine.observe(stack_id, head)
             if observed is not None and not observed.exists:
-                raise CheckFailed("observe", f"object {head.physical_id} does not exist")
+                raise CheckFailed(
+                    "observe", f"the type's observe says object {head.physical_id} does not exist"
+                )
             if observed is not None:
                 seen = "observe sees it"
         count = self.cluster.count_objects(self.case, self.client, stack_id)
         if count is None:
             return seen
         if count != 1:
-            raise CheckFailed("count", f"the stack has {count} real objects, not 1")
+            fault = (
+                "the type's create made more than one for one resource"
+                if count > 1
+                else "the type's create reported an object the service does not have"
+            )
+            raise CheckFailed("count", f"the stack has {count} real objects, not 1: {fault}")
         return f"{seen}; one object counted"
 
     def _ended(self, stack_id: str) -> str:
@@ -191,10 +238,13 @@ class Resilience:
         return self.engine.original.interrupt is not ResourceType.interrupt
 
     @contextmanager
-    def _stack(self, purpose: str, properties: Mapping[str, Any]) -> Iterator[str]:
-        """A stack of the case made in this process for one check, deleted at its end
-        (whatever state the check left it in)."""
-        stack_id = self.engine.create(stack_name(self.case, purpose), properties)
+    def _stack(self, purpose: str, properties: Properties) -> Iterator[str]:
+        """A stack of the case, with names of its own, made in this process for one check
+        (`properties`: which of the case's), deleted at its end (whatever state the check left
+        it in; what cannot be deleted here, the run's clean-up tries again and reports)."""
+        case = self.case.unique(unique_suffix())
+        template = case.template(properties(case))
+        stack_id = self.engine.create(stack_name(self.case, purpose), template)
         try:
             yield stack_id
         except BaseException:

@@ -1,5 +1,6 @@
 """Secrets are read from where the connection says, only when a client is made, and a missing
-one fails with a sentence naming where it looked, never a value."""
+one fails with a sentence naming where it looked, never a value; a client never tries again
+inside a step (the engine does)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,12 @@ from pathlib import Path
 import pytest
 
 from conv_tasks.connections import Connections, parse_connections
-from conv_tasks.connections.clients import read_secret, with_password
+from conv_tasks.connections.clients import CLIENT_MAKERS, read_secret, with_password
+from conv_tasks.connections.specs import CELERY
 from conv_tasks.provider_errors import Fatal
+from conv_tasks.resources.builtin.celery_task import remote
+from conv_tasks.resources.builtin.celery_task.call import TaskCall
+from conv_tasks.testing import FaultPlan, PrivateRedis, TcpFaultProxy, connections_file
 
 
 def test_a_secret_comes_from_its_file_or_its_variable(tmp_path: Path) -> None:
@@ -58,3 +63,25 @@ def test_a_password_goes_into_a_url_quoted() -> None:
     assert with_password("redis://:@h:6379/0", "p@ss/word") == "redis://:p%40ss%2Fword@h:6379/0"
     assert with_password("amqp://user@h/vhost", "x") == "amqp://user:x@h/vhost"
     assert with_password("redis://h/0", None) == "redis://h/0"
+
+
+def test_a_celery_connection_tries_its_broker_once_per_step() -> None:
+    # kombu's own reconnect loop (2 s, then 4 s, for as long as the connect timeout) would
+    # hold a step past its budget: a broker that refuses is one attempt, then Transient.
+    server = PrivateRedis()
+    server.start()
+    proxy = TcpFaultProxy(server.port, FaultPlan(throttled=1.0, unavailable=0.0)).start()
+    try:
+        spec = parse_connections(
+            connections_file(
+                {"svc": {"kind": "celery", "broker_url": f"redis://127.0.0.1:{proxy.port}/0"}}
+            )
+        ).lookup("t", "svc")
+        assert spec is not None
+        app = CLIENT_MAKERS[CELERY](spec, None)
+        with proxy.faulty(), pytest.raises(remote.Unreachable, match="its broker cannot be"):
+            remote.send(app, TaskCall.of({"task": "svc.thing", "queue": "svc"}), "task-1", {})
+        assert proxy.faults_dealt() == 1
+    finally:
+        proxy.stop()
+        server.stop()

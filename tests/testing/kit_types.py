@@ -22,6 +22,7 @@ from conv_tasks.sdk import (
     Progress,
     PropertySchema,
     ResourceType,
+    Throttled,
     connection_property,
 )
 
@@ -146,6 +147,70 @@ class InterruptRaises(SandboxThing):
         raise RuntimeError("cannot stop")
 
 
+class DeleteFails(SandboxThing):
+    """Its delete always fails: what it made can never be deleted."""
+
+    type_name: ClassVar[str] = "Kit::DeleteFails"
+
+    def delete(self, ctx: ActionContext) -> Progress:
+        raise Fatal(f"Resource {ctx.resource_name}: the service will not delete {ctx.physical_id}.")
+
+
+def _throttled(ctx: ActionContext, doing: str) -> Throttled:
+    return Throttled(
+        f"Resource {ctx.resource_name}: {doing} answered 429 Too Many Requests",
+        retry_after=0.1,
+        resource=ctx.resource_name,
+    )
+
+
+class ObserveThrottled(SandboxThing):
+    """Raises Throttled from every observe (a service that is always too busy to read, or a
+    type that says so when it is not)."""
+
+    type_name: ClassVar[str] = "Kit::ObserveThrottled"
+
+    def observe(self, ctx: ActionContext) -> Observed | None:
+        raise _throttled(ctx, "GET")
+
+
+class StartThrottled(SandboxThing):
+    """Raises Throttled from every start of its create: it never begins."""
+
+    type_name: ClassVar[str] = "Kit::StartThrottled"
+
+    def create(self, ctx: ActionContext) -> Progress:
+        raise _throttled(ctx, "POST")
+
+
+# What ThrottledOnce was asked already, in this process.
+_ASKED: set[str] = set()
+
+
+class ThrottledOnce(SandboxThing):
+    """Well behaved on a busy service: in each process, the first start of each create (by its
+    token) and the first observe of each object are throttled, as the service answered 429;
+    the type raises Throttled, as the SDK asks, and the next call goes through."""
+
+    type_name: ClassVar[str] = "Kit::ThrottledOnce"
+
+    def create(self, ctx: ActionContext) -> Progress:
+        if _first(f"create {ctx.idempotency_token}"):
+            raise _throttled(ctx, "POST")
+        return super().create(ctx)
+
+    def observe(self, ctx: ActionContext) -> Observed | None:
+        if _first(f"observe {ctx.physical_id}"):
+            raise _throttled(ctx, "GET")
+        return super().observe(ctx)
+
+
+def _first(call: str) -> bool:
+    first = call not in _ASKED
+    _ASKED.add(call)
+    return first
+
+
 class ConnectedThing(SandboxThing):
     """A well-behaved thing that asks its PostgreSQL connection first, in every step."""
 
@@ -198,6 +263,10 @@ KIT_TYPES: tuple[type[ResourceType], ...] = (
     SlowStep,
     LongLease,
     DeleteOnce,
+    DeleteFails,
+    ObserveThrottled,
+    StartThrottled,
+    ThrottledOnce,
     InterruptRaises,
     ConnectedThing,
     SecretLogger,

@@ -1,15 +1,25 @@
-"""The conformance kit applied to the built-in types it applies to, on real workers."""
+"""The conformance kit applied to the built-in types it applies to, on real workers; those that
+act on the sandbox cloud again with the sandbox's faults on (it throttles and fails some calls,
+as a busy cloud does)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from sqlalchemy import select
 
 from conv_tasks.db.models import SandboxObject
 from conv_tasks.db.session import session_scope
-from conv_tasks.testing import CheckedStack, CheckResult, Conformance, TypeCase, Verdict
+from conv_tasks.testing import (
+    CheckedStack,
+    CheckResult,
+    Conformance,
+    TypeCase,
+    Verdict,
+    sandbox_faults,
+)
 
 
 def sandbox_objects(stack: CheckedStack) -> int:
@@ -38,6 +48,13 @@ def test_test_resource_conforms(conformance: Conformance) -> None:
     assert report.not_applicable == [
         CheckResult("secrets kept", Verdict.NOT_APPLICABLE, "the case names no connections")
     ]
+
+
+def test_test_resource_conforms_with_the_sandboxs_faults_on(conformance: Conformance) -> None:
+    busy = replace(TEST_RESOURCE, service_faults=sandbox_faults())
+    report = conformance.check(busy, service_faults=True)
+    assert report.service_faults
+    assert {r.check for r in report.not_applicable} == {"secrets kept"}, report.render()
 
 
 CHILD_TEMPLATE = json.dumps(
@@ -110,6 +127,24 @@ CASES = [
         CANNOT_OBSERVE | NO_SECRETS,
     ),
 ]
+
+
+# The built-in types whose stacks act on the sandbox (a child stack's, a group's members).
+ON_THE_SANDBOX = [
+    (case, not_applicable)
+    for case, not_applicable in CASES
+    if case.type_name in ("OS::Heat::Stack", "OS::Heat::ResourceGroup")
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "not_applicable"), ON_THE_SANDBOX, ids=[case.type_name for case, _ in ON_THE_SANDBOX]
+)
+def test_a_builtin_type_with_sandbox_members_conforms_with_the_sandboxs_faults_on(
+    conformance: Conformance, case: TypeCase, not_applicable: set[str]
+) -> None:
+    report = conformance.check(replace(case, service_faults=sandbox_faults()), service_faults=True)
+    assert {r.check for r in report.not_applicable} == not_applicable, report.render()
 
 
 @pytest.mark.parametrize(

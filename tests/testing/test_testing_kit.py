@@ -1,7 +1,27 @@
-"""The conformance kit catches what it checks: each broken type fails its check, by name.
+"""The conformance kit catches what it checks: each broken type fails its check, by name, and
+a type that does what the SDK asks passes on a busy service.
 
 The broken types (kit_types.py) come through an entry point of a distribution written here,
-on a path the workers and this process both search, as a type package's would.
+on a path the workers and this process both search, as a type package's would. One per
+check:
+
+    create                    OS::Heat::TestResource asked to fail
+    observe after create      Kit::ObserveLies
+    preview after apply       Kit::ObserveLies
+    update in place           Kit::UpdateReplaces
+    replacement               Kit::ReplaceKeeps
+    delete                    Kit::DeleteFails
+    observe after delete      Kit::ObserveLies
+    delete twice              Kit::DeleteOnce
+    same token twice          Kit::TokenIgnored
+    interrupt                 Kit::InterruptRaises
+    worker killed mid-create  Kit::TokenIgnored
+    step budget               Kit::SlowStep
+    secrets kept              Kit::SecretLogger
+    clean up                  Kit::DeleteFails
+
+and a service that stays busy past the retry budget (Kit::ObserveThrottled,
+Kit::StartThrottled) fails its check saying so, without blaming the type.
 """
 
 from __future__ import annotations
@@ -13,16 +33,24 @@ from pathlib import Path
 
 import pytest
 from kit_types import entry_points_text
+from sqlalchemy import select
 from test_testing_builtins import sandbox_objects
 
+from conv_tasks.db.models import SandboxObject, Stack
+from conv_tasks.db.session import session_scope
 from conv_tasks.testing import (
+    UNIQUE,
+    Cluster,
     Conformance,
     ConformanceFailure,
+    FaultPlan,
     PrivatePostgres,
     Report,
+    RetryBudget,
     TypeCase,
     Verdict,
     connections_file,
+    sandbox_faults,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +85,15 @@ def case(type_name: str, environ: dict[str, str], **given: object) -> TypeCase:
     )
 
 
+def live_stacks(conformance: Conformance, prefix: str) -> list[str]:
+    """The names of the cluster's stacks starting with `prefix` that are not deleted."""
+    with session_scope(conformance.cluster.database_url) as session:
+        rows = session.scalars(
+            select(Stack.name).where(Stack.name.like(f"{prefix}%"), Stack.deleted_at.is_(None))
+        )
+        return list(rows)
+
+
 def failure(report: Report, check: str) -> str:
     [result] = [r for r in report.results if r.check == check]
     assert result.verdict == Verdict.FAILED, report.render()
@@ -69,6 +106,7 @@ def test_a_well_behaved_sandbox_type_passes(
     report = conformance.check(case("Kit::SandboxThing", plugged_in))
     assert not report.failed
     assert report.verdict("secrets kept") == Verdict.NOT_APPLICABLE
+    assert "clean up" not in {r.check for r in report.results}  # said only when it fails
 
 
 def test_a_type_that_ignores_the_token_fails_the_exactly_once_checks(
@@ -87,10 +125,39 @@ def test_an_observe_that_lies_fails_both_observe_checks(
 ) -> None:
     checks = ["observe after create", "observe after delete"]
     report = conformance.run(case("Kit::ObserveLies", plugged_in), checks=checks)
-    assert "differs from the resource's properties in value" in failure(
+    assert "the type's observe reads object" in failure(report, "observe after create")
+    assert "as differing from the resource's properties in value" in failure(
         report, "observe after create"
     )
-    assert "still exists after delete" in failure(report, "observe after delete")
+    assert "the type's observe finds object" in failure(report, "observe after delete")
+    assert "still there after the stack's delete" in failure(report, "observe after delete")
+
+
+def test_an_observe_that_lies_fails_preview_after_apply_naming_the_observe(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(case("Kit::ObserveLies", plugged_in), checks=["preview after apply"])
+    assert failure(report, "preview after apply") == (
+        "preview: a preview of the template just applied says: the type's observe reads "
+        "under_test's object as differing from its properties in value (applying it again "
+        "must change nothing)"
+    )
+
+
+def test_a_delete_that_fails_fails_delete_and_the_clean_up_names_what_is_left(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    report = conformance.run(case("Kit::DeleteFails", plugged_in), checks=["delete"])
+    assert "stack delete: the stack ended DELETE_FAILED: under_test is DELETE_FAILED" in failure(
+        report, "delete"
+    )
+    assert "the service will not delete" in failure(report, "delete")
+    left = failure(report, "clean up")
+    assert left.startswith(
+        "delete what the checks made: 1 of the 1 stack(s) the checks made could not be deleted, "
+        "and what they made may be left in the service: kit-kit--deletefails-life-"
+    )
+    assert "ended DELETE_FAILED (under_test is DELETE_FAILED: Resource under_test: " in left
 
 
 def test_an_update_in_place_that_makes_a_new_object_disagrees_with_preview(
@@ -204,9 +271,109 @@ def test_a_failed_create_leaves_the_checks_standing_on_it_not_run(
     assert report.verdict("delete twice") == Verdict.NOT_RUN
 
 
+def test_a_create_that_fails_at_its_start_has_nothing_to_kill_and_says_why(
+    conformance: Conformance,
+) -> None:
+    broken = TypeCase(type_name="OS::Heat::TestResource", properties={"fail": True})
+    report = conformance.run(broken, checks=["worker killed mid-create"])
+    assert failure(report, "worker killed mid-create") == (
+        "kill: the type's create failed at its start, before it began anything the kit could "
+        "interrupt or kill (ResourceFailure: Resource under_test failed to create because it "
+        "was asked to (TestResource fail/fail_on).); the stack ended CREATE_FAILED"
+    )
+
+
 def test_an_unknown_check_is_refused_by_name(conformance: Conformance) -> None:
     with pytest.raises(ValueError, match="no such conformance check: creat "):
         conformance.run(TypeCase(type_name="OS::Heat::None"), checks=["creat"])
+
+
+def test_a_type_that_raises_throttled_as_the_sdk_asks_passes_on_a_busy_service(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    # Its first start of each create and first observe of each object are throttled: the
+    # kill waits for a start that returned, and the kit's observes are asked again.
+    report = conformance.check(case("Kit::ThrottledOnce", plugged_in))
+    assert report.verdict("worker killed mid-create") == Verdict.PASSED
+    observed = next(r for r in report.results if r.check == "observe after create")
+    assert "(the service put off 1 of the kit's calls: asked again)" in observed.detail
+
+
+def test_a_service_that_stays_busy_fails_the_check_saying_so_not_blaming_the_type(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    busy = replace(
+        case("Kit::ObserveThrottled", plugged_in), retries=RetryBudget(attempts=3, seconds=5)
+    )
+    report = conformance.run(busy, checks=["observe after create", "preview after apply"])
+    for check in ("observe after create", "preview after apply"):
+        said = failure(report, check)
+        assert "the service stayed busy: 3 call(s) over" in said, said
+        assert "(4 calls" not in said and "retry budget (3 calls, 5 s of waiting" in said
+        assert "That is the service's weather, not a fault the kit found in the type" in said
+    assert "429 Too Many Requests" in failure(report, "observe after create")
+    assert "the preview could not read reality (under_test: " in failure(
+        report, "preview after apply"
+    )
+    # The failed checks left their stack created: the run's clean-up deleted it.
+    assert live_stacks(conformance, "kit-kit--observethrottled-") == []
+
+
+def test_a_create_the_service_never_lets_begin_fails_the_kill_check_saying_why(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    busy = replace(
+        case("Kit::StartThrottled", plugged_in), retries=RetryBudget(attempts=3, seconds=20)
+    )
+    report = conformance.run(busy, checks=["worker killed mid-create"])
+    said = failure(report, "worker killed mid-create")
+    assert said.startswith(
+        "kill: the service put off every start of the type's create (3 start(s) over"
+    ), said
+    assert "raised Throttled or Transient, the last Throttled: Resource under_test: POST" in said
+    assert "never began. That is the service's weather" in said
+    assert "never started" not in said
+    assert [r.check for r in report.results] == ["worker killed mid-create"], report.render()
+
+
+def test_each_stack_the_checks_make_has_names_of_its_own(
+    conformance: Conformance, plugged_in: dict[str, str], conv_tasks_cluster: Cluster
+) -> None:
+    named = replace(
+        case("Kit::SandboxThing", plugged_in),
+        properties={"value": f"uniq-one-{UNIQUE}"},
+        update_in_place={"value": f"uniq-two-{UNIQUE}"},
+    )
+    conformance.check(named)
+    suffixes: dict[str, set[str]] = {}
+    with session_scope(conv_tasks_cluster.database_url) as session:
+        for made in session.scalars(select(SandboxObject).where(SandboxObject.kind == "kit")):
+            value = str(made.properties.get("value") or "")
+            if value.startswith("uniq-"):
+                stack_id = made.token.split(":")[0]
+                suffixes.setdefault(stack_id, set()).add(value.rsplit("-", 1)[1])
+    # The life stack, same token, interrupt and the killed worker's: one suffix each.
+    assert len(suffixes) >= 4, suffixes
+    assert all(len(used) == 1 for used in suffixes.values()), suffixes
+    every = [next(iter(used)) for used in suffixes.values()]
+    assert len(set(every)) == len(every) and UNIQUE not in every, every
+
+
+def test_a_sandbox_type_passes_every_check_with_the_sandboxs_faults_on(
+    conformance: Conformance, plugged_in: dict[str, str]
+) -> None:
+    busy = replace(
+        case("Kit::SandboxThing", plugged_in),
+        service_faults=sandbox_faults(FaultPlan(throttled=0.2, unavailable=0.1, retry_after=0.2)),
+    )
+    report = conformance.check(busy, service_faults=True)
+    assert report.service_faults and not report.failed
+    assert any("asked again" in r.detail for r in report.results), report.render()
+
+
+def test_service_faults_without_the_cases_hook_are_refused(conformance: Conformance) -> None:
+    with pytest.raises(ValueError, match="service_faults=True needs the case's service_faults"):
+        conformance.run(TypeCase(type_name="OS::Heat::None"), service_faults=True)
 
 
 def test_a_killed_workers_lease_is_ended_rather_than_waited_out(

@@ -13,7 +13,9 @@ import pytest
 
 from conv_tasks.connections import parse_connections
 from conv_tasks.resources.builtin import TestResource
+from conv_tasks.sdk import Fatal, Throttled, Transient
 from conv_tasks.testing import (
+    UNIQUE,
     CheckResult,
     ConformanceFailure,
     Report,
@@ -21,9 +23,12 @@ from conv_tasks.testing import (
     Verdict,
     connections_file,
 )
+from conv_tasks.testing.case import unique_suffix
 from conv_tasks.testing.conformance import CHECKS, _with_needs
+from conv_tasks.testing.fault_plan import Fault, FaultPlan, Weather
 from conv_tasks.testing.inprocess import HeldDispatcher
 from conv_tasks.testing.measured import Recorder, WorkerKilled, measured_type
+from conv_tasks.testing.retries import Retrier, RetryBudget, ServiceBusy
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ("conformance", "conv_tasks_cluster", "conv_tasks_services", "private_postgres")
@@ -184,3 +189,134 @@ def test_a_connections_file_is_written_as_conv_tasks_reads_it() -> None:
     assert config.lookup("acme", "billing").kind == "http"  # type: ignore[union-attr]
     assert config.lookup("other", "ops-db").secret.file == "/run/secrets/ops-db"  # type: ignore[union-attr]
     assert config.lookup("other", "billing") is None
+
+
+def test_the_measured_type_never_kills_a_start_the_service_put_off() -> None:
+    recorder = Recorder()
+
+    class Busy(TestResource):
+        __test__ = False
+        answers = [Throttled("429: busy", retry_after=1.0), Transient("503")]
+
+        def create(self, ctx):  # type: ignore[no-untyped-def]
+            if self.answers:
+                raise self.answers.pop(0)
+            return "made"
+
+    measured = measured_type(Busy, recorder)
+
+    class Ctx:
+        resource_name = "under_test"
+
+    recorder.kill_after = ("under_test", "create")
+    for _ in range(2):
+        with pytest.raises(Transient):
+            measured().create(Ctx())  # type: ignore[arg-type]
+    assert recorder.kill_after == ("under_test", "create")  # still waiting for a start to return
+    assert (
+        recorder.put_off_count("under_test", "create"),
+        recorder.returned("under_test", "create"),
+    ) == (2, 0)
+    with pytest.raises(WorkerKilled):
+        measured().create(Ctx())  # type: ignore[arg-type]
+    assert recorder.returned("under_test", "create") == 1
+
+
+def test_the_kit_asks_again_as_the_service_asks_and_gives_up_at_its_budget() -> None:
+    waits: list[float] = []
+    retrier = Retrier(RetryBudget(attempts=4, seconds=30, first_wait=0.2), sleep=waits.append)
+    answers: list[Exception | str] = [Throttled("429", retry_after=2.0), Transient("503"), "seen"]
+
+    def observe() -> str:
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    assert retrier.call("observe", observe) == "seen"
+    assert waits == [2.0, 0.4]  # the service's Retry-After, then the kit's own doubling wait
+    assert retrier.put_off == 2
+
+    def busy() -> str:
+        raise Throttled("Resource under_test: GET /things/1 answered 429", retry_after=0.5)
+
+    with pytest.raises(ServiceBusy) as gave_up:
+        retrier.call("observe after create", busy)
+    said = str(gave_up.value)
+    assert said.startswith("observe after create: the service stayed busy: 4 call(s) over 1.8 s")
+    assert "(Throttled: Resource under_test: GET /things/1 answered 429)" in said
+    assert "retry budget (4 calls, 30 s of waiting; TypeCase.retries) ran out" in said
+    assert "not a fault the kit found in the type" in said
+
+
+def test_a_wait_longer_than_what_is_left_of_the_budget_is_not_waited() -> None:
+    waits: list[float] = []
+    retrier = Retrier(RetryBudget(attempts=10, seconds=5), sleep=waits.append)
+
+    def busy() -> str:
+        raise Throttled("429", retry_after=60.0)
+
+    with pytest.raises(ServiceBusy):
+        retrier.call("preview", busy)
+    assert waits == []
+
+
+def test_an_error_that_is_not_passing_is_the_types_and_is_not_asked_again() -> None:
+    retrier = Retrier(RetryBudget(), sleep=lambda _: None)
+    calls = []
+
+    def refused() -> str:
+        calls.append(1)
+        raise Fatal("403")
+
+    with pytest.raises(Fatal):
+        retrier.call("observe", refused)
+    assert calls == [1] and retrier.put_off == 0
+
+
+def test_each_stack_of_a_case_gets_its_own_names() -> None:
+    case = TypeCase(
+        type_name="Example::Thing",
+        properties={"name": f"kit_{UNIQUE}", "body": {"tags": [f"a-{UNIQUE}", 3]}, "size": 1},
+        update_in_place={"size": 2},
+        update_replace={"name": f"kit_two_{UNIQUE}"},
+        slow_properties=None,
+        companions={"handle": {"type": "T", "properties": {"n": f"h-{UNIQUE}"}}},
+    )
+    one = case.unique("kaaaa111")
+    assert one.properties == {
+        "name": "kit_kaaaa111",
+        "body": {"tags": ["a-kaaaa111", 3]},
+        "size": 1,
+    }
+    assert one.update_replace == {"name": "kit_two_kaaaa111"}
+    assert one.update_in_place == {"size": 2} and one.slow_properties is None
+    assert one.companions == {"handle": {"type": "T", "properties": {"n": "h-kaaaa111"}}}
+    assert case.properties["name"] == f"kit_{UNIQUE}"  # the case itself is unchanged
+    suffixes = {unique_suffix() for _ in range(50)}
+    assert len(suffixes) == 50
+    assert all(len(s) == 8 and s[0].isalpha() and s.isalnum() and s.islower() for s in suffixes)
+
+
+def test_a_fault_plan_deals_the_same_answers_from_its_seed_only_while_on() -> None:
+    plan = FaultPlan(throttled=0.25, unavailable=0.25, seed=5)
+    weather = Weather(plan)
+    assert [weather.draw() for _ in range(5)] == [Fault.NONE] * 5  # off
+    with weather.turned_on():
+        first = [weather.draw() for _ in range(200)]
+    with weather.turned_on():
+        again = [weather.draw() for _ in range(200)]
+    assert first == again and weather.faults_dealt() == 2 * sum(f != Fault.NONE for f in first)
+    assert 20 < first.count(Fault.THROTTLED) < 80 and 20 < first.count(Fault.UNAVAILABLE) < 80
+    with pytest.raises(ValueError, match="add up to more than 1"):
+        FaultPlan(throttled=0.6, unavailable=0.6)
+    with pytest.raises(ValueError, match=r"FaultPlan.throttled is a probability"):
+        FaultPlan(throttled=2)
+
+
+def test_a_report_says_when_the_services_faults_were_on() -> None:
+    report = Report("Example::Thing", service_faults=True)
+    report.add(CheckResult("create", Verdict.FAILED, "stack create: ended CREATE_FAILED"))
+    assert str(ConformanceFailure(report)).splitlines()[0] == (
+        "Example::Thing (service faults on) failed 1 conformance check(s):"
+    )

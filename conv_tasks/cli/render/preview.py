@@ -56,7 +56,8 @@ def _show_entry(entry: dict[str, Any], indent: str) -> None:
 def _reality_text(reality: dict[str, Any]) -> str:
     """How the real object differs from what the stack last made it (its type's observe)."""
     if "unknown" in reality:
-        return f"could not be read ({reality['unknown']})"
+        again = "; a passing fault: preview again" if reality.get("retryable") else ""
+        return f"could not be read ({reality['unknown']}{again})"
     if not reality.get("exists", True):
         return "the object is gone"
     return "differs in " + ", ".join(reality.get("differs", []))

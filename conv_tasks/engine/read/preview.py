@@ -64,6 +64,7 @@ from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
 from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
+from conv_tasks.provider_errors import Throttled, Transient
 from conv_tasks.resources import ResourceType
 from conv_tasks.statuses import Action, Status
 from conv_tasks.template import PLACEHOLDERS, STACK_ID, StackIdentity, refuse_given, with_identity
@@ -379,7 +380,13 @@ def _reality(
 ) -> dict[str, Any] | None:
     """How the real object differs from what the stack last made it (its type's `observe`):
     {"exists": False}, {"exists": True, "differs": [property names]}, {"unknown": why}; None
-    when it matches, or the type cannot observe. Names only: a value may be hidden."""
+    when it matches, or the type cannot observe. Names only: a value may be hidden.
+
+    A preview answers at once with what it could read: an observe that the service put off
+    (Throttled, Transient) is not asked again here, where a person or a script waits on a
+    public worker and a Retry-After may be long; its entry says `"retryable": True` (and the
+    service's `"retry_after"` seconds, when it gave them; the CLI: preview again), and the
+    rest of the preview stands."""
     try:
         plugin = definition.plugin_type(head.type, env.registry)()
     except ConvTasksError:
@@ -391,7 +398,12 @@ def _reality(
         observed = plugin.observe(ctx)
     except Exception as exc:  # the service did not answer: say so, do not fail the preview
         text = masked(plugin, ctx, str(exc)).strip().splitlines()
-        return {"unknown": definition.reason(head.name, text[0] if text else type(exc).__name__)}
+        why = definition.reason(head.name, text[0] if text else type(exc).__name__)
+        if isinstance(exc, Throttled) and exc.retry_after:
+            return {"unknown": why, "retryable": True, "retry_after": exc.retry_after}
+        if isinstance(exc, Transient):
+            return {"unknown": why, "retryable": True}
+        return {"unknown": why}
     if observed is None:
         return None
     if not observed.exists:

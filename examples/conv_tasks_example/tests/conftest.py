@@ -1,4 +1,5 @@
-"""What the example's tests stand on: a PostgreSQL cluster of their own, with two roles.
+"""What the example's tests stand on: a PostgreSQL cluster of their own, with two roles, and a
+proxy in front of it that drops connections on demand.
 
 The conformance kit's fixtures (`conformance`, `private_postgres`) come with conv_tasks, through
 its pytest plugin: nothing here imports conv_tasks' own tests.
@@ -12,7 +13,15 @@ from typing import Any
 import pytest
 from conv_tasks_example.schema import MARK
 
-from conv_tasks.testing import CheckedStack, PrivatePostgres, TypeCase, connections_file
+from conv_tasks.testing import (
+    UNIQUE,
+    CheckedStack,
+    FaultPlan,
+    PrivatePostgres,
+    TcpFaultProxy,
+    TypeCase,
+    connections_file,
+)
 
 ROLES = ("alice", "bob")
 
@@ -26,12 +35,28 @@ def postgres(private_postgres: PrivatePostgres) -> Iterator[PrivatePostgres]:
     yield private_postgres
 
 
-def connections(postgres: PrivatePostgres, password_file: str | None = None) -> str:
+@pytest.fixture(scope="session")
+def flaky_postgres(postgres: PrivatePostgres) -> Iterator[TcpFaultProxy]:
+    """A proxy in front of the cluster that, while its faults are on, closes some connections
+    as they come and cuts others in the middle (FaultPlan's defaults)."""
+    proxy = TcpFaultProxy(postgres.port, FaultPlan()).start()
+    try:
+        yield proxy
+    finally:
+        proxy.stop()
+
+
+def connections(
+    postgres: PrivatePostgres, password_file: str | None = None, *, port: int | None = None
+) -> str:
     """The CONV_TASKS_CONNECTIONS file of the cluster's workers: one connection, `example-db`,
-    whose password is read from a file (never written in this file)."""
+    whose password is read from a file (never written in this file); through `port` (a
+    proxy's) when given."""
     example_db = postgres.connection()
     if password_file is not None:
         example_db["password_file"] = password_file
+    if port is not None:
+        example_db["url"] = f"postgresql://postgres@127.0.0.1:{port}/postgres"
     return connections_file({"example-db": example_db})
 
 
@@ -55,9 +80,10 @@ def schemas_made_by(postgres: PrivatePostgres) -> Any:
 def schema_case(postgres: PrivatePostgres) -> TypeCase:
     return TypeCase(
         type_name="Example::PostgreSQL::Schema",
-        properties={"connection": "example-db", "name": "tenant_one", "owner": "alice"},
+        # Each stack the kit makes gets its own schema names (UNIQUE: a suffix of its own).
+        properties={"connection": "example-db", "name": f"tenant_one_{UNIQUE}", "owner": "alice"},
         update_in_place={"owner": "bob"},
-        update_replace={"name": "tenant_two"},
+        update_replace={"name": f"tenant_two_{UNIQUE}"},
         connections=connections(postgres),
         count_objects=schemas_made_by(postgres),
     )

@@ -49,6 +49,19 @@ def test_each_difference_from_reality_gets_a_line(capsys: pytest.CaptureFixture[
     ]
 
 
+def test_a_reality_unread_for_a_passing_fault_says_to_preview_again(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    show_preview(
+        _result({"unknown": "resource r0: 429 Too Many Requests", "retryable": True}),
+        as_json=False,
+    )
+    assert capsys.readouterr().out.splitlines()[2] == (
+        "      reality: could not be read (resource r0: 429 Too Many Requests; a passing fault: "
+        "preview again)"
+    )
+
+
 def _nested_entry(name: str, action: str, *inner: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {
         "name": name,

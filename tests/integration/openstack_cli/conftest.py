@@ -1,10 +1,10 @@
 """The `openstack` command against the HTTP edge, as a user of Heat would drive it.
 
 python-openstackclient and python-heatclient come from the registry, pinned in
-requirements.txt beside this file, into a virtualenv the session makes for itself: the
-project's own environment never gets them. The edge (`conv-tasks api serve`) runs in a child
-process on a free loopback port, without authentication (`noauth`: the tenant is the URL's),
-in front of the session's workers.
+requirements.txt beside this file, into a virtualenv of their own (`make test` builds it
+once; see `openstack_venv`): the project's own environment never gets them. The edge
+(`conv-tasks api serve`) runs in a child process on a free loopback port, without
+authentication (`noauth`: the tenant is the URL's), in front of the session's workers.
 """
 
 from __future__ import annotations
@@ -30,7 +30,14 @@ CONV_TASKS = str(Path(sys.executable).with_name("conv-tasks"))
 
 @pytest.fixture(scope="session")
 def openstack_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A virtualenv of the tests' own with the pinned `openstack` command; its bin folder."""
+    """A virtualenv of the tests' own with the pinned `openstack` command; its bin folder.
+
+    `make test` builds it once, beside the project's (.venv-openstack, again only when
+    requirements.txt changes), and names its bin folder in CONV_TASKS_TEST_OPENSTACK_BIN: a
+    run then spends no minute installing it. Without that, the session makes its own."""
+    prebuilt = os.environ.get("CONV_TASKS_TEST_OPENSTACK_BIN", "")
+    if prebuilt and (Path(prebuilt) / "openstack").exists():
+        return Path(prebuilt)
     venv = tmp_path_factory.mktemp("openstack-cli") / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-input"]
