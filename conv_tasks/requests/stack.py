@@ -2,9 +2,9 @@
 frozen dataclass.
 
 Each field's annotation carries its RequestField (stack_fields.py); its default is the
-dataclass field's. The first fields (the stack, the template, the parameters) may be given
-by position, the others only by name, on every surface that takes arguments: the engine,
-conv_tasks.client.Client's methods (which take exactly these) and the public tasks.
+dataclass field's. In Python (the engine, and conv_tasks.client.Client's methods, which
+take exactly these arguments) the first fields (the stack, the template, the parameters)
+may be given by position, the others only by name.
 """
 
 from __future__ import annotations
