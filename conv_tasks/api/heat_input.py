@@ -1,9 +1,12 @@
 """Heat's request bodies and query strings, as the public tasks' keyword arguments.
 
 Pure functions: a stack create/update/preview/validate body becomes the kwargs of
-`conv_tasks.stack.create` (...), an action body the task it names. Every refusal is an
-ApiFault that names the field: an unknown field, a wrong type, a template by URL (only
-files sent with the request may be used), a file name that climbs out of its directory.
+`conv_tasks.stack.create` (...), an action body the task it names. The body fields taken
+are those the requests declare (conv_tasks.requests: each field's Heat keys), and
+tests/requests/test_requests_surfaces.py checks that each becomes its field. Every
+refusal is an ApiFault that names the field: an unknown field, a wrong type, a template
+by URL (only files sent with the request may be used), a file name that climbs out of its
+directory.
 """
 
 from __future__ import annotations
@@ -13,22 +16,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.edge import ApiFault, bad_request, not_implemented
+from conv_tasks.requests import (
+    NewStackRequest,
+    PreviewRequest,
+    UpdateRequest,
+    ValidateRequest,
+    field_names,
+    heat_keys,
+)
 
 # Fields heatclient sends (heatclient/osc/v1/stack.py) that conv_tasks takes.
-_TAKEN = frozenset(
-    {
-        "stack_name",
-        "template",
-        "parameters",
-        "files",
-        "environment",
-        "environment_files",
-        "disable_rollback",
-        "timeout_mins",
-        "tags",
-    }
-)
-_UPDATE_ONLY = frozenset({"existing", "clear_parameters", "converge", "stack_id"})
+_TAKEN = heat_keys(NewStackRequest)
+# An update's body may also name the stack (its URL does) and ask for what is refused below.
+_UPDATE_TAKEN = heat_keys(UpdateRequest) | {
+    "stack_name",
+    "stack_id",
+    "clear_parameters",
+    "converge",
+}
 # Known to Heat, not implemented here: named in a 501 when given a value.
 _NOT_IMPLEMENTED = {
     "files_container": "templates and files from a Swift container (files_container)",
@@ -215,7 +220,7 @@ def _options(body: Mapping[str, Any]) -> dict[str, Any]:
 
 def update_request(body: Mapping[str, Any], *, patch: bool) -> StackRequest:
     """`PUT` (a whole new template) or `PATCH` (changes onto the stack's, `--existing`)."""
-    _refuse_unknown(body, _TAKEN | _UPDATE_ONLY)
+    _refuse_unknown(body, _UPDATE_TAKEN)
     if body.get("stack_name") not in (None, "") and not isinstance(body.get("stack_name"), str):
         raise bad_request("stack_name must be a string.", "stack_name")
     kwargs = _common(body, template_required=not patch)
@@ -228,14 +233,14 @@ def update_request(body: Mapping[str, Any], *, patch: bool) -> StackRequest:
 def preview_request(body: Mapping[str, Any], *, patch: bool) -> StackRequest:
     """An update preview: as update, without the options preview does not take."""
     request = update_request(body, patch=patch)
-    kept = ("template", "parameters", "environment", "files", "existing_parameters")
+    kept = field_names(PreviewRequest)
     return StackRequest({k: v for k, v in request.kwargs.items() if k in kept})
 
 
 def create_preview_request(body: Mapping[str, Any]) -> tuple[str, StackRequest]:
     """`POST /stacks/preview`: the stack's name and conv_tasks.stack.preview's kwargs."""
     request = create_request(body)
-    kept = ("template", "parameters", "environment", "files")
+    kept = field_names(PreviewRequest)
     return request.kwargs["name"], StackRequest(
         {k: v for k, v in request.kwargs.items() if k in kept}
     )
@@ -243,9 +248,7 @@ def create_preview_request(body: Mapping[str, Any]) -> tuple[str, StackRequest]:
 
 def validate_request(body: Mapping[str, Any]) -> dict[str, Any]:
     """`POST /validate`: conv_tasks.template.validate's kwargs."""
-    _refuse_unknown(
-        body, frozenset({"template", "parameters", "files", "environment", "environment_files"})
-    )
+    _refuse_unknown(body, heat_keys(ValidateRequest))
     kwargs = _common(body, template_required=True)
     return {k: v for k, v in kwargs.items() if v is not None}
 

@@ -1,7 +1,7 @@
 """The JSON Schema (Draft 2020-12) of a public task's keyword arguments, made from its Fields.
 
 The schema is generated from the same Field specs the worker checks
-(conv_tasks.tasks.payload_fields), so it cannot drift from them, and the worker
+(conv_tasks.requests.Field), so it cannot drift from them, and the worker
 validates every payload with it (jsonschema) after the limits are measured.
 It says what JSON Schema can say: each field's JSON types, which fields are
 required, that no other key is allowed, integer bounds, string lengths, and
@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from conv_tasks.limits import MAX_NAME_CHARS, MAX_PAYLOAD_BYTES, MAX_PAYLOAD_DEPTH
-from conv_tasks.tasks.payload_fields import Field
+from conv_tasks.requests import Field
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 JSON_TYPES: dict[type, str] = {

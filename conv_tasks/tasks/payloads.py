@@ -4,7 +4,7 @@ Every problem in a payload is reported at once, by field name, before
 anything is changed. This is the one place every public task's input passes:
 the whole payload is measured against conv_tasks.limits first (bytes, depth,
 storable strings, finite numbers), then validated against the task's JSON
-Schema (payload_schema.py makes it from the task's Fields, payload_fields.py), and
+Schema (payload_schema.py makes it from the task's Fields, conv_tasks.requests), and
 each field against its spec (type, name rules, numeric bounds, size), which
 words the refusals and checks what a schema cannot say (UTF-8 byte sizes).
 """
@@ -19,7 +19,7 @@ from jsonschema import Draft202012Validator
 
 from conv_tasks.errors import PayloadError, Problem
 from conv_tasks.input_text import name_problem
-from conv_tasks.tasks.payload_fields import Field
+from conv_tasks.requests import Field
 from conv_tasks.tasks.payload_limits import measure_payload
 from conv_tasks.tasks.payload_schema import kwargs_schema, schema_paths
 

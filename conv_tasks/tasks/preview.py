@@ -9,24 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import preview_stack
-from conv_tasks.tasks.payload_fields import Field
-from conv_tasks.tasks.public import STACK, TENANT, public_task
+from conv_tasks.requests import PreviewRequest, field_names
+from conv_tasks.tasks.public import request_task
 from conv_tasks.tasks.runtime import engine_env
-from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES
+
+# preview_stack takes the request's fields by their names, the stack as `stack_ref`.
+_CHANGE = sorted(field_names(PreviewRequest) - {"stack"})
 
 
-@public_task(
-    "conv_tasks.stack.preview",
-    [
-        TENANT,
-        STACK,
-        Field("template", (dict, str), max_bytes=TEMPLATE_BYTES),
-        Field("parameters", (dict,), default={}),
-        ENVIRONMENT,
-        FILES,
-        Field("existing_parameters", (bool,), default=False),
-    ],
-)
-def preview(**args: Any) -> dict[str, Any]:
-    stack_ref = args.pop("stack")
-    return preview_stack(engine_env(), stack_ref=stack_ref, **args)
+@request_task(PreviewRequest)
+def preview(tenant: str, request: PreviewRequest) -> dict[str, Any]:
+    change = {name: getattr(request, name) for name in _CHANGE}
+    return preview_stack(engine_env(), tenant=tenant, stack_ref=request.stack, **change)

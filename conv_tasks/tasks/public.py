@@ -21,18 +21,19 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import Any, TypeVar
 
 from celery import Task
 
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.faults import TRANSIENT_FAULTS, unavailable
+from conv_tasks.requests import Field, Request, task_fields
 from conv_tasks.settings import get_settings
 from conv_tasks.tasks.app import app
-from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.payloads import parse_payload
 
 log = logging.getLogger(__name__)
+R = TypeVar("R", bound=Request)
 
 # The fields most public tasks share.
 TENANT = Field("tenant", (str,), required=True, is_name=True)
@@ -76,5 +77,23 @@ def public_task(
         if reads:
             options["send_events"] = get_settings().read_task_events
         return app.task(**options)(run)
+
+    return decorate
+
+
+def request_task(
+    request: type[R], *, reads: bool = False
+) -> Callable[[Callable[[str, R], dict[str, Any]]], Any]:
+    """Register func(tenant, request) as the public task the request class names
+    (conv_tasks.requests): it takes the tenant and the request's fields as declared there,
+    and func gets them as one request. `reads` as public_task's."""
+
+    def decorate(func: Callable[[str, R], dict[str, Any]]) -> Any:
+        @wraps(func)
+        def run(tenant: str, **fields: Any) -> dict[str, Any]:
+            return func(tenant, request(**fields))
+
+        fields = [TENANT, *task_fields(request)]
+        return public_task(request.TASK, fields, reads=reads)(run)
 
     return decorate

@@ -11,28 +11,27 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks import engine
-from conv_tasks.engine import ApplyRequest, ChangeRequest, NewStackRequest, TenantStacks
-from conv_tasks.errors import Problem
-from conv_tasks.input_text import name_problem
+from conv_tasks.engine import ChangeRequest, TenantStacks
 from conv_tasks.limits import (
     MAX_ID,
     MAX_LATEST_EVENTS,
-    MAX_NAME_CHARS,
     MAX_NESTING_DEPTH,
     MAX_REASON_CHARS,
-    MAX_RESOURCES,
-    MAX_TAG_CHARS,
-    MAX_TAGS,
-    MAX_TEMPLATE_BYTES,
-    MAX_TIMEOUT_MINS,
-    MIN_TIMEOUT_MINS,
+)
+from conv_tasks.requests import (
+    TAG_LIST_SCHEMA,
+    ApplyRequest,
+    DeleteRequest,
+    Field,
+    Limit,
+    NewStackRequest,
+    RollbackRequest,
+    UpdateRequest,
 )
 from conv_tasks.tags import TagFilter, tag_problems
-from conv_tasks.tasks.payload_fields import Field, Limit
-from conv_tasks.tasks.public import STACK, TENANT, public_task
+from conv_tasks.tasks.public import STACK, TENANT, public_task, request_task
 from conv_tasks.tasks.runtime import engine_env
 
-TEMPLATE_BYTES = Limit(MAX_TEMPLATE_BYTES, "MAX_TEMPLATE_BYTES")
 NESTED_DEPTH = Field(
     "nested_depth",
     (int,),
@@ -41,211 +40,57 @@ NESTED_DEPTH = Field(
     low=0,
     high=Limit(MAX_NESTING_DEPTH, "MAX_NESTING_DEPTH"),
 )
-# The environments to merge, in order (each a mapping or YAML text), and the files they
-# and the template refer to (name -> text): docs/features/environments.md. Their own limits
-# (MAX_ENVIRONMENTS, MAX_FILES, ...) are checked before any work, with the payload's.
-ENVIRONMENT = Field(
-    "environment",
-    (list,),
-    default=[],
-    items=(dict, str),
-    description="Environments to merge in order (mappings or YAML text); the last wins.",
-)
-FILES = Field(
-    "files",
-    (dict,),
-    default={},
-    items=(str,),
-    description="Files the template and environments refer to (get_file, provider "
-    "templates): name as written -> text.",
-)
-# Heat's stack tags (conv_tasks.tags says which are refused, and why, at tags[i]).
-_TAG_LIST_SCHEMA = {
-    "items": {"type": "string", "minLength": 1, "maxLength": MAX_TAG_CHARS},
-    "maxItems": MAX_TAGS,
-}
 
 
 def tag_field(name: str, description: str) -> Field:
-    return Field(
-        name, (list,), description=description, check=tag_problems, schema=_TAG_LIST_SCHEMA
-    )
-
-
-TAGS = tag_field(
-    "tags",
-    "The stack's tags. On update: given, they replace the stack's ([] clears them); "
-    "absent, kept if the update keeps the template or existing_parameters, else cleared.",
-)
-
-
-def _name_list_problems(names: Any, path: str) -> list[Problem]:
-    """Each name of a list of resource names that is not one, at `path[i]`."""
-    if len(names) > MAX_RESOURCES:
-        return [
-            Problem(path, f"holds {len(names)} names; the limit is {MAX_RESOURCES} (MAX_RESOURCES)")
-        ]
-    problems = []
-    for i, name in enumerate(names):
-        why = name_problem(name) if name.strip() else "must not be empty"
-        if why is not None:
-            problems.append(Problem(f"{path}[{i}]", why))
-    return problems
-
-
-def _resource_names(name: str, description: str) -> Field:
-    return Field(
-        name,
-        (list,),
-        default=[],
-        items=(str,),
-        description=description,
-        check=_name_list_problems,
-        schema={
-            "items": {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS},
-            "maxItems": MAX_RESOURCES,
-        },
-    )
-
-
-TIMEOUT = Field(
-    "timeout_mins",
-    (int,),
-    low=MIN_TIMEOUT_MINS,
-    high=Limit(MAX_TIMEOUT_MINS, "MAX_TIMEOUT_MINS"),
-)
+    return Field(name, (list,), description=description, check=tag_problems, schema=TAG_LIST_SCHEMA)
 
 
 def _stacks(tenant: str) -> TenantStacks:
     return TenantStacks(engine_env(), tenant)
 
 
-@public_task(
-    "conv_tasks.stack.create",
-    [
-        TENANT,
-        Field("name", (str,), required=True, is_name=True),
-        Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
-        Field("parameters", (dict,), default={}),
-        ENVIRONMENT,
-        FILES,
-        Field("disable_rollback", (bool,), default=False),
-        TIMEOUT,
-        # Sent again with the same key, a create answers with the stack it made
-        # (docs/task-api.md, "Late requests").
-        Field("idempotency_key", (str,), is_name=True),
-        TAGS,
-    ],
-)
-def create(tenant: str, tags: list[str] | None, **args: Any) -> dict[str, Any]:
-    request = NewStackRequest(tags=tuple(tags or ()), **args)
+# Create, apply, update, delete and rollback take the fields their requests declare
+# (conv_tasks.requests).
+@request_task(NewStackRequest)
+def create(tenant: str, request: NewStackRequest) -> dict[str, Any]:
     return _stacks(tenant).create(request).to_json()
 
 
-@public_task(
-    "conv_tasks.stack.update",
-    [
-        TENANT,
-        STACK,
-        Field("template", (dict, str), max_bytes=TEMPLATE_BYTES),
-        Field("parameters", (dict,), default={}),
-        ENVIRONMENT,
-        FILES,
-        Field("existing_parameters", (bool,), default=False),
-        Field("disable_rollback", (bool,)),
-        TIMEOUT,
-        TAGS,
-    ],
-)
-def update(
-    tenant: str,
-    stack: str,
-    disable_rollback: bool | None,
-    timeout_mins: int | None,
-    tags: list[str] | None,
-    **args: Any,
-) -> dict[str, Any]:
+@request_task(ApplyRequest)
+def apply(tenant: str, request: ApplyRequest) -> dict[str, Any]:
+    """Create the stack, update it to the request, or leave it if it is COMPLETE on exactly
+    this request: `result` says which (docs/task-api.md, "Apply")."""
+    return _stacks(tenant).apply(request).to_json()
+
+
+@request_task(UpdateRequest)
+def update(tenant: str, request: UpdateRequest) -> dict[str, Any]:
+    change = ChangeRequest(
+        request.template,
+        request.parameters,
+        request.existing_parameters,
+        request.environment,
+        request.files,
+    )
     result = _stacks(tenant).update(
-        stack,
-        ChangeRequest(**args),
-        disable_rollback=disable_rollback,
-        timeout_mins=timeout_mins,
-        tags=None if tags is None else tuple(tags),
+        request.stack,
+        change,
+        disable_rollback=request.disable_rollback,
+        timeout_mins=request.timeout_mins,
+        tags=None if request.tags is None else tuple(request.tags),
     )
     return result.to_json()
 
 
-@public_task(
-    "conv_tasks.stack.apply",
-    [
-        TENANT,
-        Field("name", (str,), required=True, is_name=True),
-        Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
-        Field("parameters", (dict,), default={}),
-        ENVIRONMENT,
-        FILES,
-        Field(
-            "disable_rollback",
-            (bool,),
-            description="Given, the stack's setting; omitted: false for a new stack, kept for "
-            "an existing one.",
-        ),
-        Field(
-            "timeout_mins",
-            (int,),
-            description="Given, the stack's timeout; omitted: none for a new stack, kept for an "
-            "existing one.",
-            low=MIN_TIMEOUT_MINS,
-            high=Limit(MAX_TIMEOUT_MINS, "MAX_TIMEOUT_MINS"),
-        ),
-        # Used only if the apply creates the stack (as create uses it).
-        Field("idempotency_key", (str,), is_name=True),
-        Field(
-            "tags",
-            (list,),
-            description="The stack's tags: they replace the stack's (omitted: none).",
-            check=tag_problems,
-            schema=_TAG_LIST_SCHEMA,
-        ),
-    ],
-)
-def apply(tenant: str, tags: list[str] | None, **args: Any) -> dict[str, Any]:
-    """Create the stack, update it to the request, or leave it if it is COMPLETE on exactly
-    this request: `result` says which (docs/task-api.md, "Apply")."""
-    request = ApplyRequest(tags=tuple(tags or ()), **args)
-    return _stacks(tenant).apply(request).to_json()
+@request_task(DeleteRequest)
+def delete(tenant: str, request: DeleteRequest) -> dict[str, Any]:
+    return _stacks(tenant).delete(request.stack, retain=request.retain).to_json()
 
 
-@public_task(
-    "conv_tasks.stack.delete",
-    [
-        TENANT,
-        STACK,
-        _resource_names(
-            "retain",
-            "Resources to leave alone: their physical resources are not deleted, and the "
-            "stack forgets them.",
-        ),
-    ],
-)
-def delete(tenant: str, stack: str, retain: list[str]) -> dict[str, Any]:
-    return _stacks(tenant).delete(stack, retain=retain).to_json()
-
-
-@public_task(
-    "conv_tasks.stack.rollback",
-    [
-        TENANT,
-        STACK,
-        _resource_names(
-            "skip",
-            "Resources the rollback would delete to leave alone instead: not deleted, and "
-            "forgotten by the stack.",
-        ),
-    ],
-)
-def rollback(tenant: str, stack: str, skip: list[str]) -> dict[str, Any]:
-    return _stacks(tenant).rollback(stack, skip=skip).to_json()
+@request_task(RollbackRequest)
+def rollback(tenant: str, request: RollbackRequest) -> dict[str, Any]:
+    return _stacks(tenant).rollback(request.stack, skip=request.skip).to_json()
 
 
 @public_task(

@@ -10,33 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import validate_template
-from conv_tasks.tasks.payload_fields import Field
-from conv_tasks.tasks.public import TENANT, public_task
+from conv_tasks.requests import ValidateRequest
+from conv_tasks.tasks.public import request_task
 from conv_tasks.tasks.runtime import engine_env
-from conv_tasks.tasks.stack import ENVIRONMENT, FILES, TEMPLATE_BYTES
 
 
-@public_task(
-    "conv_tasks.template.validate",
-    [
-        TENANT,
-        Field("template", (dict, str), required=True, max_bytes=TEMPLATE_BYTES),
-        Field("parameters", (dict,), default={}),
-        ENVIRONMENT,
-        FILES,
-    ],
-)
-def validate(
-    tenant: str,
-    template: dict[str, Any] | str,
-    parameters: dict[str, Any],
-    environment: list[Any],
-    files: dict[str, Any],
-) -> dict:
+@request_task(ValidateRequest)
+def validate(tenant: str, request: ValidateRequest) -> dict[str, Any]:
     return validate_template(
-        template,
-        parameters,
-        environment=environment,
-        files=files,
+        request.template,
+        request.parameters,
+        environment=request.environment,
+        files=request.files,
         constraints=engine_env().constraints,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from conv_tasks.engine import signal_handle
-from conv_tasks.tasks.payload_fields import Field
+from conv_tasks.requests import Field
 from conv_tasks.tasks.public import public_task
 from conv_tasks.tasks.request import ResultHiddenTask
 from conv_tasks.tasks.runtime import engine_env

@@ -10,9 +10,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conv_tasks.errors import PayloadError
+from conv_tasks.requests import Field
 from conv_tasks.tasks.app import app
 from conv_tasks.tasks.contracts import contracts, public_tasks
-from conv_tasks.tasks.payload_fields import Field
 from conv_tasks.tasks.payload_schema import kwargs_schema, schema_paths
 from conv_tasks.tasks.payloads import parse_payload
 

@@ -8,13 +8,15 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conv_tasks.errors import PayloadError
-from conv_tasks.tasks.payload_fields import Field
+from conv_tasks.requests import Field, NewStackRequest, task_fields
 from conv_tasks.tasks.payload_schema import kwargs_schema
 from conv_tasks.tasks.payloads import parse_payload
-from conv_tasks.tasks.stack import ENVIRONMENT, FILES
 
 TASK = "conv_tasks.stack.example"
-FIELDS = [Field("tenant", (str,), required=True), ENVIRONMENT, FILES]
+FIELDS = [
+    Field("tenant", (str,), required=True),
+    *(f for f in task_fields(NewStackRequest) if f.name in ("environment", "files")),
+]
 
 
 def problems_of(**payload: Any) -> dict[str, str]:

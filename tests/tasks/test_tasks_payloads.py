@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from conv_tasks.errors import PayloadError
-from conv_tasks.tasks.payload_fields import Field
+from conv_tasks.requests import Field
 from conv_tasks.tasks.payloads import parse_payload
 
 TASK = "conv_tasks.stack.example"

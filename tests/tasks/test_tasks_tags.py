@@ -8,10 +8,9 @@ import pytest
 
 from conv_tasks.errors import PayloadError
 from conv_tasks.limits import MAX_TAG_CHARS, MAX_TAGS
-from conv_tasks.tags import TagFilter, checked_tags, split_tags
+from conv_tasks.tags import TagFilter, checked_tags, split_tags, tag_problems
+from conv_tasks.tasks.contracts import public_tasks
 from conv_tasks.tasks.payloads import parse_payload
-from conv_tasks.tasks.public import PUBLIC_TASKS
-from conv_tasks.tasks.stack import TAGS
 
 
 def problems(tags: Any) -> dict[str, str]:
@@ -87,8 +86,8 @@ def test_an_empty_filter_is_false_and_a_bad_one_is_refused_at_its_name() -> None
 
 
 def test_the_payload_refuses_a_bad_tag_at_its_index() -> None:
-    fields = PUBLIC_TASKS["conv_tasks.stack.create"]
-    assert TAGS in fields
+    fields = public_tasks()["conv_tasks.stack.create"]
+    assert [f.check for f in fields if f.name == "tags"] == [tag_problems]
     with pytest.raises(PayloadError) as caught:
         parse_payload(
             "conv_tasks.stack.create",

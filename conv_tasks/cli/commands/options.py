@@ -38,9 +38,6 @@ environment_option = click.option(
     help="An environment file (repeatable; merged in order, the last wins). Files it and "
     "the template refer to (get_file, provider templates) are sent too.",
 )
-tags_option = click.option(
-    "--tags", metavar="TAG,...", help="The stack's tags, comma-separated ('' clears them)."
-)
 nested_depth_option = click.option(
     "--nested-depth",
     type=click.IntRange(0, MAX_NESTING_DEPTH),

@@ -3,39 +3,40 @@ on a stack, each answered with the stack's status and, with --wait, followed unt
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import click
 from celery.exceptions import TimeoutError as CeleryTimeoutError
 
 from conv_tasks.cli import render
-from conv_tasks.cli.commands.options import (
-    environment_option,
-    param_json_option,
-    param_option,
-    parameter_values,
-    read_template_files,
-    tag_list,
-    tags_option,
-)
+from conv_tasks.cli.commands.request_options import read_request, request_options
 from conv_tasks.cli.context import Context, pass_ctx
 from conv_tasks.cli.failures import CliFailure, Exit
+from conv_tasks.requests import (
+    ApplyRequest,
+    DeleteRequest,
+    NewStackRequest,
+    PreviewRequest,
+    RollbackRequest,
+    UpdateRequest,
+)
 
-wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
-wait_timeout_option = click.option(
+_wait_option = click.option("--wait", is_flag=True, help="Follow the operation until it ends.")
+_wait_timeout_option = click.option(
     "--wait-timeout",
     default=3600.0,
     show_default=True,
     help="Seconds to follow the operation at most.",
 )
-existing_option = click.option(
-    "--existing",
-    is_flag=True,
-    help="Keep the parameters, environment and files the stack already has (patched with "
-    "those given).",
-)
+
+
+def wait_options(command: Any) -> Any:
+    """--wait and --wait-timeout, which every operation that starts a traversal takes."""
+    return _wait_option(_wait_timeout_option(command))
 
 
 def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: float) -> None:
@@ -63,52 +64,20 @@ def _started(ctx: Context, result: dict[str, Any], wait: bool, wait_timeout: flo
         sys.exit(Exit.FAILED)
 
 
+# create, apply, update and preview take the options their requests declare
+# (conv_tasks.requests, through request_options).
 @click.command("create")
 @click.argument("name")
-@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
-@environment_option
-@param_option
-@param_json_option
-@click.option("--disable-rollback", is_flag=True, help="Keep a failed stack as it is.")
-@click.option("--timeout-mins", type=int, help="Fail the operation after this many minutes.")
-@tags_option
-@click.option(
-    "--idempotency-key",
-    help="Sent again with the same key, the create answers with the stack it made. "
-    "[default: a new one, printed if no answer comes]",
-)
-@wait_option
-@wait_timeout_option
+@request_options(NewStackRequest)
+@wait_options
 @pass_ctx
-def stack_create(
-    ctx: Context,
-    name: str,
-    template_file: str,
-    environment_files: tuple[str, ...],
-    parameters: tuple[str, ...],
-    parameters_json: str | None,
-    disable_rollback: bool,
-    timeout_mins: int | None,
-    idempotency_key: str | None,
-    tags: str | None,
-    wait: bool,
-    wait_timeout: float,
-) -> None:
+def stack_create(ctx: Context, name: str, wait: bool, wait_timeout: float, **given: Any) -> None:
     """Create stack NAME from a template."""
-    key = idempotency_key or uuid.uuid4().hex
-    collected = read_template_files(template_file, environment_files)
+    request = read_request(NewStackRequest, name, given)
+    # The key is made here, not by the client, so that a create with no answer can say it.
+    key = request.idempotency_key or uuid.uuid4().hex
     try:
-        result = ctx.client().create(
-            name,
-            collected.template,
-            parameter_values(parameters, parameters_json),
-            disable_rollback=disable_rollback,
-            timeout_mins=timeout_mins,
-            idempotency_key=key,
-            environment=collected.environments,
-            files=collected.files,
-            tags=tag_list(tags),
-        )
+        result = ctx.client().send(dataclasses.replace(request, idempotency_key=key))
     except (TimeoutError, CeleryTimeoutError):
         # The request may still run when a worker takes it: a retry with this key is safe.
         raise CliFailure(
@@ -121,57 +90,16 @@ def stack_create(
 
 @click.command("apply")
 @click.argument("name")
-@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
-@environment_option
-@param_option
-@param_json_option
-@click.option(
-    "--disable-rollback/--enable-rollback",
-    default=None,
-    help="Keep a failed stack as it is, or roll it back. [default: create's for a new "
-    "stack, kept for an existing one]",
-)
-@click.option(
-    "--timeout-mins",
-    type=int,
-    help="Fail the operation after this many minutes. [default: none for a new stack, kept "
-    "for an existing one]",
-)
-@tags_option
-@click.option("--idempotency-key", help="Used if the apply creates the stack, as create uses it.")
-@wait_option
-@wait_timeout_option
+@request_options(ApplyRequest)
+@wait_options
 @pass_ctx
-def stack_apply(
-    ctx: Context,
-    name: str,
-    template_file: str,
-    environment_files: tuple[str, ...],
-    parameters: tuple[str, ...],
-    parameters_json: str | None,
-    disable_rollback: bool | None,
-    timeout_mins: int | None,
-    idempotency_key: str | None,
-    tags: str | None,
-    wait: bool,
-    wait_timeout: float,
-) -> None:
+def stack_apply(ctx: Context, name: str, wait: bool, wait_timeout: float, **given: Any) -> None:
     """Create stack NAME from a template, update it to the template, or leave it as it is if
     it is COMPLETE on exactly this template, parameters, environments, files and tags (then
     no operation starts, and --wait has nothing to follow). Safe to run again."""
-    collected = read_template_files(template_file, environment_files)
+    request = read_request(ApplyRequest, name, given)
     try:
-        result = ctx.client().apply(
-            name,
-            collected.template,
-            parameter_values(parameters, parameters_json),
-            disable_rollback=disable_rollback,
-            timeout_mins=timeout_mins,
-            idempotency_key=idempotency_key,
-            environment=collected.environments,
-            files=collected.files,
-            tags=tag_list(tags) or [],
-        )
+        result = ctx.client().send(request)
     except (TimeoutError, CeleryTimeoutError):
         raise CliFailure(
             Exit.NO_ANSWER,
@@ -181,159 +109,77 @@ def stack_apply(
     _started(ctx, result, wait and result.get("result") != "unchanged", wait_timeout)
 
 
-def _show_preview(
-    ctx: Context,
-    name: str,
-    template_file: str | None,
-    environment_files: tuple[str, ...],
-    parameters: tuple[str, ...],
-    parameters_json: str | None,
-    existing: bool,
-) -> None:
-    collected = read_template_files(template_file, environment_files)
-    preview = ctx.client().preview(
-        name,
-        collected.template,
-        parameter_values(parameters, parameters_json),
-        existing_parameters=existing,
-        environment=collected.environments,
-        files=collected.files,
-    )
-    render.show_preview(preview, as_json=ctx.as_json)
+def _show_preview(ctx: Context, request: PreviewRequest) -> None:
+    render.show_preview(ctx.client().send(request), as_json=ctx.as_json)
 
 
 @click.command("update")
 @click.argument("name")
-@click.option("-t", "--template", "template_file", help="New HOT template file.")
-@environment_option
-@param_option
-@param_json_option
-@existing_option
-@click.option("--disable-rollback/--enable-rollback", default=None)
-@click.option("--timeout-mins", type=int)
-@tags_option
+@request_options(UpdateRequest)
 @click.option("--dry-run", is_flag=True, help="Show what the update would do; change nothing.")
-@wait_option
-@wait_timeout_option
+@wait_options
 @pass_ctx
 def stack_update(
-    ctx: Context,
-    name: str,
-    template_file: str | None,
-    environment_files: tuple[str, ...],
-    parameters: tuple[str, ...],
-    parameters_json: str | None,
-    existing: bool,
-    disable_rollback: bool | None,
-    timeout_mins: int | None,
-    tags: str | None,
-    dry_run: bool,
-    wait: bool,
-    wait_timeout: float,
+    ctx: Context, name: str, dry_run: bool, wait: bool, wait_timeout: float, **given: Any
 ) -> None:
     """Update stack NAME to a new template and/or parameters and environments. With a new
     template and without --existing, the environments given replace the stack's. Without
     --tags, the tags are kept when the template or --existing is, else cleared (Heat)."""
     if dry_run:
-        _show_preview(
-            ctx, name, template_file, environment_files, parameters, parameters_json, existing
-        )
+        _show_preview(ctx, read_request(PreviewRequest, name, given))
         return
-    collected = read_template_files(template_file, environment_files)
-    result = ctx.client().update(
-        name,
-        collected.template,
-        parameter_values(parameters, parameters_json),
-        existing_parameters=existing,
-        disable_rollback=disable_rollback,
-        timeout_mins=timeout_mins,
-        environment=collected.environments,
-        files=collected.files,
-        tags=tag_list(tags),
-    )
-    _started(ctx, result, wait, wait_timeout)
+    _started(ctx, ctx.client().send(read_request(UpdateRequest, name, given)), wait, wait_timeout)
 
 
 @click.command("preview")
 @click.argument("name")
-@click.option("-t", "--template", "template_file", required=True, help="HOT template file.")
-@environment_option
-@param_option
-@param_json_option
-@existing_option
+@request_options(PreviewRequest, template_required=True)
 @pass_ctx
-def stack_preview(
-    ctx: Context,
-    name: str,
-    template_file: str,
-    environment_files: tuple[str, ...],
-    parameters: tuple[str, ...],
-    parameters_json: str | None,
-    existing: bool,
-) -> None:
+def stack_preview(ctx: Context, name: str, **given: Any) -> None:
     """Show what creating (or updating, if it exists) stack NAME from a template would do to
     each resource; change nothing."""
-    _show_preview(
-        ctx, name, template_file, environment_files, parameters, parameters_json, existing
-    )
+    _show_preview(ctx, read_request(PreviewRequest, name, given))
 
 
 @click.command("delete")
 @click.argument("name")
 @click.option("-y", "--yes", is_flag=True, help="Delete without asking for confirmation.")
-@click.option(
-    "--retain",
-    "retain",
-    multiple=True,
-    metavar="RESOURCE",
-    help="Leave this resource alone: not deleted, and forgotten by the stack (repeatable).",
-)
-@wait_option
-@wait_timeout_option
+@request_options(DeleteRequest)
+@wait_options
 @pass_ctx
 def stack_delete(
-    ctx: Context, name: str, yes: bool, retain: tuple[str, ...], wait: bool, wait_timeout: float
+    ctx: Context, name: str, yes: bool, wait: bool, wait_timeout: float, **given: Any
 ) -> None:
     """Delete stack NAME and every resource in it but those --retain names (asks first,
     unless --yes)."""
+    request = read_request(DeleteRequest, name, given)
     if not yes:
         if not sys.stdin.isatty():
             raise click.UsageError(
                 f"not deleting stack {name}: there is no terminal to confirm on; "
                 "pass --yes to delete it without asking"
             )
-        kept = f" but {', '.join(retain)}" if retain else ""
+        kept = f" but {', '.join(request.retain)}" if request.retain else ""
         if not click.confirm(f"Delete stack {name} and every resource in it{kept}?"):
             click.echo(f"stack {name} not deleted", err=True)
             sys.exit(1)
-    _started(ctx, ctx.client().delete(name, retain=list(retain)), wait, wait_timeout)
+    _started(ctx, ctx.client().send(request), wait, wait_timeout)
 
 
 @click.command("rollback")
 @click.argument("name")
-@click.option(
-    "--skip",
-    "skip",
-    multiple=True,
-    metavar="RESOURCE",
-    help="A resource the rollback would delete to leave alone instead: not deleted, and "
-    "forgotten by the stack (repeatable).",
-)
-@wait_option
-@wait_timeout_option
+@request_options(RollbackRequest)
+@wait_options
 @pass_ctx
-def stack_rollback(
-    ctx: Context, name: str, skip: tuple[str, ...], wait: bool, wait_timeout: float
-) -> None:
+def stack_rollback(ctx: Context, name: str, wait: bool, wait_timeout: float, **given: Any) -> None:
     """Roll stack NAME back to the last template that completed."""
-    _started(ctx, ctx.client().rollback(name, skip=list(skip)), wait, wait_timeout)
+    _started(ctx, ctx.client().send(read_request(RollbackRequest, name, given)), wait, wait_timeout)
 
 
 @click.command("cancel")
 @click.argument("name")
 @click.option("--no-rollback", is_flag=True, help="Stop the update where it stands.")
-@wait_option
-@wait_timeout_option
+@wait_options
 @pass_ctx
 def stack_cancel(
     ctx: Context, name: str, no_rollback: bool, wait: bool, wait_timeout: float
@@ -342,35 +188,36 @@ def stack_cancel(
     _started(ctx, ctx.client().cancel(name, rollback=not no_rollback), wait, wait_timeout)
 
 
-@click.command("check")
-@click.argument("name")
-@wait_option
-@wait_timeout_option
-@pass_ctx
-def stack_check(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+def _walk(name: str, start: Callable[[Any, str], dict[str, Any]], doc: str) -> click.Command:
+    """The command that starts a walk over every resource of stack NAME (check, suspend,
+    resume): `start(client, name)` sends it."""
+
+    @click.command(name, help=doc)
+    @click.argument("name")
+    @wait_options
+    @pass_ctx
+    def walk(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+        _started(ctx, start(ctx.client(), name), wait, wait_timeout)
+
+    return walk
+
+
+stack_check = _walk(
+    "check",
+    lambda client, name: client.check(name),
     """Check every resource of stack NAME: it ends CHECK_COMPLETE, or CHECK_FAILED naming the
-    resources that are not healthy (exit 1 with --wait). Refused while an operation runs."""
-    _started(ctx, ctx.client().check(name), wait, wait_timeout)
-
-
-@click.command("suspend")
-@click.argument("name")
-@wait_option
-@wait_timeout_option
-@pass_ctx
-def stack_suspend(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    resources that are not healthy (exit 1 with --wait). Refused while an operation runs.""",
+)
+stack_suspend = _walk(
+    "suspend",
+    lambda client, name: client.suspend(name),
     """Suspend every resource of stack NAME, dependants first: it ends SUSPEND_COMPLETE, or
     SUSPEND_FAILED (exit 1 with --wait). Refused while an operation runs, once suspended,
-    or after a failed operation. A suspended stack is resumed or deleted, not updated."""
-    _started(ctx, ctx.client().suspend(name), wait, wait_timeout)
-
-
-@click.command("resume")
-@click.argument("name")
-@wait_option
-@wait_timeout_option
-@pass_ctx
-def stack_resume(ctx: Context, name: str, wait: bool, wait_timeout: float) -> None:
+    or after a failed operation. A suspended stack is resumed or deleted, not updated.""",
+)
+stack_resume = _walk(
+    "resume",
+    lambda client, name: client.resume(name),
     """Resume every resource of the suspended stack NAME, dependencies first: it ends
-    RESUME_COMPLETE, or RESUME_FAILED (exit 1 with --wait)."""
-    _started(ctx, ctx.client().resume(name), wait, wait_timeout)
+    RESUME_COMPLETE, or RESUME_FAILED (exit 1 with --wait).""",
+)

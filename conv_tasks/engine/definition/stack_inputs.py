@@ -12,11 +12,12 @@ It must never touch the database: callers hand it the stored row's values.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from conv_tasks.requests import EnvironmentSources
 from conv_tasks.template import (
     EMPTY,
     Environment,
@@ -24,8 +25,6 @@ from conv_tasks.template import (
     merge_environments,
     stored_environment,
 )
-
-EnvironmentSources = Sequence[str | Mapping[str, Any]]
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,14 @@ stack is one of the tenant's, found by name or id. `StackControl(env)` is the en
 own, by stack id: the end of a traversal and the rollback it starts, the watchdog's
 restarts and timeouts, and a nested resource's child stacks. Both start a traversal in
 one transaction and enqueue its first nodes after the commit. Update, preview and apply
-share one planning step (`plan_change`). This folder never runs a graph node and never
-imports conv_tasks.engine.node, features, read or upkeep.
+share one planning step (`plan_change`). The requests users send (NewStackRequest,
+ApplyRequest) are declared in conv_tasks.requests and exported here for the engine's
+callers. This folder never runs a graph node and never imports conv_tasks.engine.node,
+features, read or upkeep.
 """
 
-from conv_tasks.engine.stack.apply import Applied, ApplyRequest, ApplyResult
-from conv_tasks.engine.stack.changes import NewStackRequest, check_stack_name
+from conv_tasks.engine.stack.apply import Applied, ApplyResult
+from conv_tasks.engine.stack.changes import check_stack_name
 from conv_tasks.engine.stack.completion import (
     LOST_WRITES,
     Completion,
@@ -24,6 +26,7 @@ from conv_tasks.engine.stack.nesting import child_stack_name
 from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange, plan_change
 from conv_tasks.engine.stack.results import Marked, OperationResult
 from conv_tasks.engine.stack.tenant import TenantStacks
+from conv_tasks.requests import ApplyRequest, NewStackRequest
 
 __all__ = [
     "LOST_WRITES",

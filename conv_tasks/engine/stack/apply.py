@@ -16,16 +16,14 @@ The comparison is pure (`stands_on`); tenant.py reads and starts.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from conv_tasks.db import StackRow
-from conv_tasks.engine.definition import EnvironmentSources
-from conv_tasks.engine.stack.changes import NewStackRequest
 from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange
 from conv_tasks.engine.stack.results import OperationResult
+from conv_tasks.requests import ApplyRequest
 from conv_tasks.statuses import Action, Status
 from conv_tasks.template import without_pseudo
 
@@ -38,40 +36,11 @@ class ApplyResult(StrEnum):
     UNCHANGED = "unchanged"
 
 
-@dataclass(frozen=True)
-class ApplyRequest:
-    """What an apply asks for: create's fields; the rollback and timeout settings optional."""
-
-    name: str
-    template: Mapping[str, Any] | str
-    parameters: Mapping[str, Any]
-    environment: EnvironmentSources | None = None
-    files: Mapping[str, Any] | None = None
-    tags: tuple[str, ...] = ()
-    disable_rollback: bool | None = None
-    timeout_mins: int | None = None
-    idempotency_key: str | None = None
-
-    def to_create(self) -> NewStackRequest:
-        return NewStackRequest(
-            name=self.name,
-            template=self.template,
-            parameters=self.parameters,
-            disable_rollback=bool(self.disable_rollback),
-            timeout_mins=self.timeout_mins,
-            idempotency_key=self.idempotency_key,
-            environment=self.environment,
-            files=self.files,
-            tags=self.tags,
-        )
-
-    def to_change(self) -> ChangeRequest:
-        return ChangeRequest(
-            template=self.template,
-            parameters=self.parameters,
-            environment=self.environment,
-            files=self.files,
-        )
+def change_of(request: ApplyRequest) -> ChangeRequest:
+    """The update an apply makes of a stack that exists: a full one, to exactly the request."""
+    return ChangeRequest(
+        request.template, request.parameters, environment=request.environment, files=request.files
+    )
 
 
 @dataclass(frozen=True)
@@ -111,7 +80,7 @@ def stands_on(stack: StackRow, planned: PlannedChange, request: ApplyRequest) ->
     )
     if any(_canonical(stored) != _canonical(wanted) for stored, wanted in same):
         return False
-    if list(stack.tags) != list(request.tags):
+    if list(stack.tags) != list(request.tags or ()):
         return False
     if request.disable_rollback is not None and stack.disable_rollback != request.disable_rollback:
         return False

@@ -11,13 +11,11 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from conv_tasks.db import EventRecord, NewStack, StackRow, TemplateRow, Transaction
 from conv_tasks.engine.definition import (
     EMPTY_TEMPLATE,
-    EnvironmentSources,
     StackDefinition,
     StackInputs,
     check_connections,
@@ -32,6 +30,7 @@ from conv_tasks.engine.stack.nesting import Nesting
 from conv_tasks.engine.stack.planning import ChangeRequest, PlannedChange, plan_change
 from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.errors import Conflict, Duplicate, LostRace, PayloadError, Problem
+from conv_tasks.requests import NewStackRequest
 from conv_tasks.statuses import Action, OperationOutcome, Status, state_name
 from conv_tasks.tags import checked_tags
 from conv_tasks.template import StackIdentity, refuse_given, with_identity
@@ -51,21 +50,6 @@ def check_stack_name(name: object) -> str:
             ]
         )
     return name
-
-
-@dataclass(frozen=True)
-class NewStackRequest:
-    """What a create asks for."""
-
-    name: str
-    template: Mapping[str, Any] | str
-    parameters: Mapping[str, Any]
-    disable_rollback: bool = False
-    timeout_mins: int | None = None
-    idempotency_key: str | None = None
-    environment: EnvironmentSources | None = None
-    files: Mapping[str, Any] | None = None
-    tags: tuple[str, ...] = ()
 
 
 def started_result(
@@ -93,7 +77,7 @@ def create(
     """Start creating a stack of `tenant`. `nesting` makes it the child of a parent's
     resource, and `facade` is that resource's definition for resource_facade."""
     name = check_stack_name(request.name)
-    tags = checked_tags(list(request.tags))
+    tags = checked_tags(list(request.tags or ()))
     key = request.idempotency_key
     if key is not None:
         replayed = replay_create(env, tenant, name, key)

@@ -30,6 +30,7 @@ from conv_tasks.engine.stack.results import OperationResult
 from conv_tasks.engine.stack.suspension import begin_child_walk, begin_walk
 from conv_tasks.errors import Conflict, ConvTasksError, LostRace, NotFound
 from conv_tasks.graph import NodeKey
+from conv_tasks.requests import NewStackRequest
 from conv_tasks.statuses import Action, OperationOutcome, Status
 
 log = logging.getLogger(__name__)
@@ -156,7 +157,7 @@ class StackControl:
         parent: StackRow,
         resource_name: str,
         token: str,
-        request: changes.NewStackRequest,
+        request: NewStackRequest,
         facade: Mapping[str, Any] | None,
     ) -> str:
         """Create the child stack of `parent`'s resource, keyed by its action's token (a

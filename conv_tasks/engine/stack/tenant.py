@@ -14,7 +14,7 @@ from conv_tasks.db import StackRow, Transaction
 from conv_tasks.engine.definition import StackDefinition
 from conv_tasks.engine.environment import EngineEnv
 from conv_tasks.engine.stack import changes
-from conv_tasks.engine.stack.apply import Applied, ApplyRequest, ApplyResult, stands_on
+from conv_tasks.engine.stack.apply import Applied, ApplyResult, change_of, stands_on
 from conv_tasks.engine.stack.health import begin_user_check, mark
 from conv_tasks.engine.stack.launch import Started, launch
 from conv_tasks.engine.stack.nesting import refuse_direct_change
@@ -22,6 +22,7 @@ from conv_tasks.engine.stack.planning import ChangeRequest, plan_change
 from conv_tasks.engine.stack.results import Marked, OperationResult
 from conv_tasks.engine.stack.suspension import begin_user_walk
 from conv_tasks.errors import Duplicate, NotFound
+from conv_tasks.requests import ApplyRequest, NewStackRequest
 from conv_tasks.statuses import Action, Status, state_name
 from conv_tasks.tags import checked_tags
 
@@ -51,7 +52,7 @@ class TenantStacks:
         launch(self.env, started, stack.current_traversal)
         return changes.started_result(stack, started, definition)
 
-    def create(self, request: changes.NewStackRequest) -> OperationResult:
+    def create(self, request: NewStackRequest) -> OperationResult:
         return changes.create(self.env, self.tenant, request)
 
     def update(
@@ -80,7 +81,7 @@ class TenantStacks:
         """Create the stack `request` names, update it to the request, or leave it as it
         is if it is COMPLETE on exactly that (apply.py)."""
         name = changes.check_stack_name(request.name)
-        request = replace(request, tags=checked_tags(list(request.tags)))
+        request = replace(request, tags=checked_tags(list(request.tags or ())))
         with self.env.db.transaction() as tx:
             exists = self._named(tx, name) is not None
         if not exists:
@@ -93,7 +94,7 @@ class TenantStacks:
             if stack is None:
                 raise NotFound(f"Stack {name!r} was deleted while it was being applied to.")
             stack = self._for_change(tx, stack.id)
-            planned = plan_change(self.env, tx, stack, request.to_change())
+            planned = plan_change(self.env, tx, stack, change_of(request))
             if stands_on(stack, planned, request):
                 unchanged = OperationResult(
                     stack_id=stack.id,
@@ -108,10 +109,10 @@ class TenantStacks:
                 self.env,
                 tx,
                 stack,
-                request.to_change(),
+                change_of(request),
                 disable_rollback=request.disable_rollback,
                 timeout_mins=request.timeout_mins,
-                tags=request.tags,
+                tags=tuple(request.tags or ()),
                 planned=planned,
             )
         launch(self.env, started, stack.current_traversal)
