@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
 from conv_tasks.broker.options import BrokerKind, broker_kind
-from conv_tasks.testing.services import PrivatePostgres, PrivateRedis
+from conv_tasks.testing.private_postgres import PrivatePostgres
+from conv_tasks.testing.private_redis import PrivateRedis
 
 
 def xdist_worker() -> str:

@@ -12,6 +12,7 @@ read: nothing outside this package sees a sealed value or a key.
 """
 
 from conv_tasks.db.database import Database, Transaction
+from conv_tasks.db.databases import drop_database, recreate_database
 from conv_tasks.db.deployments import PostgresDeployments, config_of, published_action
 from conv_tasks.db.events import EventRecord
 from conv_tasks.db.leases import expire_leases
@@ -79,9 +80,11 @@ __all__ = [
     "Written",
     "config_of",
     "driver_url",
+    "drop_database",
     "ensure_database",
     "expire_leases",
     "published_action",
+    "recreate_database",
     "replacement_reason",
     "reseal_database",
     "reset_after_fork",

@@ -52,11 +52,11 @@ from conv_tasks.testing.sandbox_faults import sandbox_faults
 if TYPE_CHECKING:
     from conv_tasks.testing.cluster import Cluster
     from conv_tasks.testing.conformance import Conformance
+    from conv_tasks.testing.private_postgres import PrivatePostgres
+    from conv_tasks.testing.private_rabbitmq import PrivateRabbitMQ
+    from conv_tasks.testing.private_redis import PrivateRedis
     from conv_tasks.testing.sentinel import PrivateSentinelGroup
     from conv_tasks.testing.services import (
-        PrivatePostgres,
-        PrivateRabbitMQ,
-        PrivateRedis,
         TestServices,
         celery_app,
         free_port,
@@ -71,9 +71,9 @@ if TYPE_CHECKING:
 _ON_FIRST_USE = {
     "Cluster": "conv_tasks.testing.cluster",
     "Conformance": "conv_tasks.testing.conformance",
-    "PrivatePostgres": "conv_tasks.testing.services",
-    "PrivateRabbitMQ": "conv_tasks.testing.services",
-    "PrivateRedis": "conv_tasks.testing.services",
+    "PrivatePostgres": "conv_tasks.testing.private_postgres",
+    "PrivateRabbitMQ": "conv_tasks.testing.private_rabbitmq",
+    "PrivateRedis": "conv_tasks.testing.private_redis",
     "PrivateSentinelGroup": "conv_tasks.testing.sentinel",
     "TcpFaultProxy": "conv_tasks.testing.tcp_faults",
     "TestServices": "conv_tasks.testing.services",

@@ -28,6 +28,7 @@ from celery import Celery
 from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
 from conv_tasks.connections import parse_connections
+from conv_tasks.db import drop_database
 from conv_tasks.engine import Dispatcher, EngineEnv, build_env
 from conv_tasks.errors import ConvTasksError
 from conv_tasks.resources import ENTRY_POINT_GROUP, Registry, ResourceType, build_registry
@@ -39,7 +40,6 @@ from conv_tasks.testing.report import CheckFailed
 from conv_tasks.testing.services import (
     TestServices,
     celery_app,
-    drop_database,
     fresh_database,
     wait_for_workers,
 )

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     # Imported where a fixture needs them: a run that uses none pays nothing (see __init__).
     from conv_tasks.testing.cluster import Cluster
     from conv_tasks.testing.conformance import Conformance
-    from conv_tasks.testing.services import PrivatePostgres, TestServices
+    from conv_tasks.testing.private_postgres import PrivatePostgres
+    from conv_tasks.testing.services import TestServices
 
 REPORTS = pytest.StashKey[list[Report]]()
 
@@ -69,7 +70,7 @@ def conformance(conv_tasks_cluster: Cluster, request: pytest.FixtureRequest) -> 
 def private_postgres() -> Iterator[PrivatePostgres]:
     """A PostgreSQL cluster of the session's own on a free port, whose superuser `postgres`
     has a random password (`password`, and the file `password_file` holds it)."""
-    from conv_tasks.testing.services import PrivatePostgres
+    from conv_tasks.testing.private_postgres import PrivatePostgres
 
     server = PrivatePostgres("postgres", password=secrets.token_urlsafe(24))
     try:

@@ -22,7 +22,8 @@ from typing import Any
 import redis
 from redis.sentinel import Sentinel
 
-from conv_tasks.testing.services import PrivateRedis, free_port
+from conv_tasks.testing.private_redis import PrivateRedis
+from conv_tasks.testing.services import free_port
 
 DEFAULT_MASTER = "conv-tasks-test"
 

@@ -21,7 +21,7 @@ from conv_tasks.testing import (
     fresh_database,
     wait_for_workers,
 )
-from conv_tasks.testing.services import postgres_bin_dir
+from conv_tasks.testing.private_postgres import postgres_bin_dir
 
 # Where PostgreSQL's server programs are (CONV_TASKS_TEST_PG_BIN, else the installed ones).
 PG_BIN = postgres_bin_dir(TestServices.from_env().pg_bin)

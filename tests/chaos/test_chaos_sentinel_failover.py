@@ -33,6 +33,7 @@ from sqlalchemy import select
 from conv_tasks.broker.redis_transport import SENTINEL_TRANSPORT_PATH
 from conv_tasks.celery_processes import CeleryProcesses
 from conv_tasks.client import Client
+from conv_tasks.db import drop_database
 from conv_tasks.db.models import Event, SandboxObject
 from conv_tasks.db.session import session_scope
 from conv_tasks.errors import InvalidInput
@@ -41,7 +42,6 @@ from conv_tasks.sentinel_urls import sentinel_transport_options
 from conv_tasks.settings import Settings
 from conv_tasks.testing import PrivateSentinelGroup, free_port, wait_for_workers
 from conv_tasks.testing.sentinel import replication_offset
-from conv_tasks.testing.services import drop_database
 
 pytestmark = pytest.mark.broker(
     "redis", reason="fails a Redis master over under the broker; the RabbitMQ pass has none"

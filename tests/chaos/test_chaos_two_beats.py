@@ -33,7 +33,7 @@ from private_services import PrivateRedis, celery_app, fresh_database, wait_for_
 
 from conv_tasks.beat import BeatKeys, slot_of
 from conv_tasks.celery_processes import CeleryProcesses
-from conv_tasks.testing.services import drop_database
+from conv_tasks.db import drop_database
 
 EVERY_MS = {
     "conv_tasks.beat.watchdog": 1000,
