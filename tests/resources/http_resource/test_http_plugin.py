@@ -21,7 +21,8 @@ from conv_tasks.engine.node.actions import run_step
 from conv_tasks.errors import TemplateError
 from conv_tasks.provider_errors import AlreadyExists, Fatal, NotFound, Transient
 from conv_tasks.resources import ActionContext, token_physical_id
-from conv_tasks.resources.builtin.http.resource import FAILED, REFUSED, HttpResource
+from conv_tasks.resources.builtin.http import HttpResource
+from conv_tasks.resources.builtin.http.object_ids import FAILED, REFUSED
 
 SECRET = "tok-5ecret-value"
 TOKEN = "stack-1:42:CREATE"
