@@ -18,10 +18,8 @@ from conv_tasks.suggestions import suggesting
 from conv_tasks.template.conditions import check_conditions_section
 from conv_tasks.template.document import join_path, plain_document
 from conv_tasks.template.files import include_files
-from conv_tasks.template.function_checks import Scope, check_condition, check_functions
-from conv_tasks.template.functions import function_call, references
+from conv_tasks.template.function_checks import Scope, check_functions
 from conv_tasks.template.model import (
-    DELETION_POLICIES,
     OutputSnippet,
     ParameterGroup,
     ParameterSchema,
@@ -31,8 +29,9 @@ from conv_tasks.template.model import (
 from conv_tasks.template.parameters import parse_parameter
 from conv_tasks.template.patterns import PatternWork
 from conv_tasks.template.pseudo_parameters import PSEUDO_PARAMETERS
+from conv_tasks.template.resource_section import resource_snippet
+from conv_tasks.template.section_checks import condition_problems, text_field, unknown_keys
 from conv_tasks.template.versions import (
-    CONDITIONS_SINCE,
     DATED_VERSIONS,
     known_versions,
     normalise_version,
@@ -48,19 +47,6 @@ TOP_LEVEL_KEYS = (
     "outputs",
     "conditions",
 )
-RESOURCE_KEYS = (
-    "type",
-    "properties",
-    "depends_on",
-    "metadata",
-    "deletion_policy",
-    "update_policy",
-    "description",
-    "condition",
-    "external_id",
-)
-# Heat's HOT added external_id with 2016-10-14, as it did conditions.
-EXTERNAL_ID_SINCE = CONDITIONS_SINCE
 OUTPUT_KEYS = ("value", "description", "condition")
 GROUP_KEYS = ("label", "description", "parameters")
 
@@ -83,7 +69,7 @@ def load_template(
         if key not in TOP_LEVEL_KEYS
     ]
     version = _version(document, problems)
-    description = _text(document, "description", "", problems)
+    description = text_field(document, "description", "", problems)
     parameter_specs = _section(document, "parameters", problems)
     resource_specs = _section(document, "resources", problems)
     output_specs = _section(document, "outputs", problems)
@@ -111,7 +97,7 @@ def load_template(
     problems.extend(check_conditions_section(condition_specs, scope))
     resources: dict[str, ResourceSnippet] = {}
     for name, spec in resource_specs.items():
-        snippet = _resource(name, spec, scope, problems)
+        snippet = resource_snippet(name, spec, scope, problems)
         if snippet is not None:
             resources[name] = snippet
     outputs: dict[str, OutputSnippet] = {}
@@ -184,16 +170,6 @@ def _version(document: Mapping[str, Any], problems: list[Problem]) -> str:
     return version
 
 
-def _text(spec: Mapping[str, Any], key: str, path: str, problems: list[Problem]) -> str:
-    value = spec.get(key)
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        problems.append(Problem(join_path(path, key), "must be a string"))
-        return ""
-    return value
-
-
 def _section(document: Mapping[str, Any], key: str, problems: list[Problem]) -> Mapping[str, Any]:
     value = document.get(key)
     if value is None:
@@ -217,14 +193,6 @@ def _section(document: Mapping[str, Any], key: str, problems: list[Problem]) -> 
     return value
 
 
-def _unknown_keys(spec: Mapping[str, Any], allowed: tuple[str, ...], path: str) -> list[Problem]:
-    return [
-        Problem(join_path(path, key), "unknown key; expected one of " + ", ".join(allowed))
-        for key in spec
-        if key not in allowed
-    ]
-
-
 def _groups(
     value: Any, declared: frozenset[str], problems: list[Problem]
 ) -> tuple[ParameterGroup, ...]:
@@ -240,9 +208,9 @@ def _groups(
         if not isinstance(spec, Mapping):
             problems.append(Problem(path, "a parameter group must be a mapping"))
             continue
-        problems.extend(_unknown_keys(spec, GROUP_KEYS, path))
-        label = _text(spec, "label", path, problems)
-        description = _text(spec, "description", path, problems)
+        problems.extend(unknown_keys(spec, GROUP_KEYS, path))
+        label = text_field(spec, "label", path, problems)
+        description = text_field(spec, "description", path, problems)
         names = spec.get("parameters")
         names_path = join_path(path, "parameters")
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
@@ -263,134 +231,17 @@ def _groups(
     return tuple(groups)
 
 
-def _resource(
-    name: str, spec: Any, scope: Scope, problems: list[Problem]
-) -> ResourceSnippet | None:
-    path = join_path("resources", name)
-    if not isinstance(spec, Mapping):
-        problems.append(Problem(path, "a resource must be a mapping with at least a type"))
-        return None
-    found = _unknown_keys(spec, RESOURCE_KEYS, path)
-    type_name = spec.get("type")
-    if not isinstance(type_name, str) or not type_name:
-        reason = "is required" if type_name is None else "must be a non-empty string"
-        found.append(Problem(join_path(path, "type"), reason))
-    sections = {}
-    for key in ("properties", "metadata", "update_policy"):
-        value = spec.get(key)
-        if value is None:
-            value = {}
-        if not isinstance(value, Mapping):
-            found.append(Problem(join_path(path, key), "must be a mapping"))
-            value = {}
-        sections[key] = value
-    depends_on = _depends_on(name, spec.get("depends_on"), scope, join_path(path, "depends_on"))
-    found.extend(p for p in depends_on if isinstance(p, Problem))
-    policy = _deletion_policy(spec.get("deletion_policy", "Delete"), scope.version)
-    if policy not in DELETION_POLICIES:
-        found.append(
-            Problem(join_path(path, "deletion_policy"), "must be " + " or ".join(DELETION_POLICIES))
-        )
-    _text(spec, "description", path, found)  # accepted, as Heat does, and not kept
-    condition = spec.get("condition")
-    found.extend(_condition(condition, join_path(path, "condition"), scope))
-    owner_scope = Scope(
-        scope.version, scope.parameters, scope.resources, owner=name, conditions=scope.conditions
-    )
-    for key, value in sections.items():
-        found.extend(check_functions(value, join_path(path, key), owner_scope))
-    external_id = spec.get("external_id")
-    found.extend(_external_id(external_id, join_path(path, "external_id"), owner_scope))
-    problems.extend(found)
-    if found:
-        return None
-    return ResourceSnippet(
-        name=name,
-        type=str(type_name),
-        properties=copy.deepcopy(dict(sections["properties"])),
-        depends_on=tuple(dict.fromkeys(d for d in depends_on if isinstance(d, str))),
-        metadata=copy.deepcopy(dict(sections["metadata"])),
-        deletion_policy=str(policy),
-        update_policy=copy.deepcopy(dict(sections["update_policy"])),
-        condition=copy.deepcopy(condition),
-        external_id=copy.deepcopy(external_id),
-    )
-
-
-def _external_id(value: Any, path: str, scope: Scope) -> list[Problem]:
-    """Problems with a resource's external_id: the id of an object to adopt, a string or a
-    function giving one (get_param), that names no other resource (an adopted object does not
-    wait for anything, as in Heat)."""
-    if value is None:
-        return []
-    if scope.version < EXTERNAL_ID_SINCE:
-        return [
-            Problem(
-                path,
-                f"the external_id key needs heat_template_version {EXTERNAL_ID_SINCE} or later "
-                f"(this template is {scope.version})",
-            )
-        ]
-    if function_call(value) is None:
-        if isinstance(value, str) and value:
-            return []
-        return [Problem(path, "must be a non-empty string (the id of the object to adopt)")]
-    found = check_functions(value, path, scope)
-    if not found and any(True for _ in references(value)):
-        found.append(
-            Problem(
-                path,
-                "must not refer to another resource (get_resource, get_attr): the object it "
-                "names exists before the stack does",
-            )
-        )
-    return found
-
-
-def _deletion_policy(value: Any, version: str) -> Any:
-    """The policy in its capitalised form: 2016-10-14 added lower-case aliases."""
-    if version >= "2016-10-14" and value in ("delete", "retain"):
-        return value.capitalize()
-    return value
-
-
-def _depends_on(name: str, value: Any, scope: Scope, path: str) -> list[str | Problem]:
-    """The names depended on, mixed with the problems found (callers separate them)."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        items: list[Any] = [value]
-        paths = [path]
-    elif isinstance(value, list):
-        items = value
-        paths = [join_path(path, i) for i in range(len(value))]
-    else:
-        return [Problem(path, "must be a resource name or a list of resource names")]
-    result: list[str | Problem] = []
-    for item, item_path in zip(items, paths, strict=True):
-        if not isinstance(item, str):
-            result.append(Problem(item_path, "must be a resource name"))
-        elif item == name:
-            result.append(Problem(item_path, f"resource '{name}' cannot depend on itself"))
-        elif item not in scope.resources:
-            message = f"resource '{item}' is not defined in the template"
-            result.append(Problem(item_path, suggesting(message, item, scope.resources)))
-        else:
-            result.append(item)
-    return result
-
-
 def _output(name: str, spec: Any, scope: Scope, problems: list[Problem]) -> OutputSnippet | None:
     path = join_path("outputs", name)
     if not isinstance(spec, Mapping):
         problems.append(Problem(path, "an output must be a mapping with a value"))
         return None
-    found = _unknown_keys(spec, OUTPUT_KEYS, path)
+    found = unknown_keys(spec, OUTPUT_KEYS, path)
     if "value" not in spec:
         found.append(Problem(join_path(path, "value"), "is required"))
-    description = _text(spec, "description", path, found)
+    description = text_field(spec, "description", path, found)
     condition = spec.get("condition")
-    found.extend(_condition(condition, join_path(path, "condition"), scope))
+    found.extend(condition_problems(condition, join_path(path, "condition"), scope))
     found.extend(check_functions(spec.get("value"), join_path(path, "value"), scope))
     problems.extend(found)
     if found:
@@ -398,18 +249,3 @@ def _output(name: str, spec: Any, scope: Scope, problems: list[Problem]) -> Outp
     return OutputSnippet(
         name, copy.deepcopy(spec["value"]), description, condition=copy.deepcopy(condition)
     )
-
-
-def _condition(value: Any, path: str, scope: Scope) -> list[Problem]:
-    """Problems with the condition key of a resource or an output."""
-    if value is None:
-        return []
-    if scope.version < CONDITIONS_SINCE:
-        return [
-            Problem(
-                path,
-                f"the condition key needs heat_template_version {CONDITIONS_SINCE} or later "
-                f"(this template is {scope.version})",
-            )
-        ]
-    return check_condition(value, path, scope)
