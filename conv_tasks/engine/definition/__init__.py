@@ -8,15 +8,9 @@ definitions cache (`Definitions`) is handed around in the engine's environment.
 """
 
 from conv_tasks.engine.definition.connections import check_connections, connection_problems
+from conv_tasks.engine.definition.definitions import Definitions, StoredRow, definition_weight
 from conv_tasks.engine.definition.immutable import check_immutable, declares_immutable
-from conv_tasks.engine.definition.model import (
-    EMPTY_TEMPLATE,
-    Definitions,
-    PreparedResource,
-    StackDefinition,
-    StoredRow,
-    definition_weight,
-)
+from conv_tasks.engine.definition.model import EMPTY_TEMPLATE, PreparedResource, StackDefinition
 from conv_tasks.engine.definition.providers import plugin_type, registries_of
 from conv_tasks.engine.definition.redact import MASK, Redactor
 from conv_tasks.engine.definition.stack_inputs import (

@@ -11,7 +11,8 @@ from typing import Any, ClassVar
 import pytest
 
 from conv_tasks.engine.definition.cache import ByteBoundedCache
-from conv_tasks.engine.definition.model import Definitions, StackDefinition, definition_weight
+from conv_tasks.engine.definition.definitions import Definitions, definition_weight
+from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.errors import NotFound, TemplateError
 from conv_tasks.resources import default_registry
 from conv_tasks.resources.builtin.none import NoneResource

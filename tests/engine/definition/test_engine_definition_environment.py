@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from conv_tasks.engine.definition.model import Definitions, StackDefinition
+from conv_tasks.engine.definition.definitions import Definitions
+from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.engine.definition.stack_inputs import request_inputs, update_inputs
 from conv_tasks.errors import ConvTasksError, InvalidEnvironment, ParameterError, TemplateError
 from conv_tasks.resources import default_registry

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition.model import Definitions, StackDefinition
+from conv_tasks.engine.definition.definitions import Definitions
+from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.engine.definition.redact import MASK
 from conv_tasks.errors import TemplateError
 from conv_tasks.template import ResourceData

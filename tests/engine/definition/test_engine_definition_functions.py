@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from conv_tasks.engine.definition.model import Definitions, StackDefinition
+from conv_tasks.engine.definition.definitions import Definitions
+from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.engine.definition.validate import validate_template
 from conv_tasks.errors import TemplateError
 from conv_tasks.template import ResourceData
