@@ -131,12 +131,15 @@ test-fast: setup deploy-tools
 chaos: setup services
 	for run in 1 2 3 4 5 6 7 8 9 10; do $(BIN)/python -m pytest -q tests/chaos || exit 1; done
 
+# The faces' import rules (scripts/check_imports.py, docs/development/layout.md) run last:
+# each breach is one line naming the file, the line and the rule.
 lint: setup
 	$(BIN)/ruff check conv_tasks tests celeryconfig.py benchmarks examples scripts
 	$(BIN)/ruff format --check conv_tasks tests celeryconfig.py benchmarks examples scripts
 	$(BIN)/mypy
-	$(BIN)/mypy scripts/heat_compat_sweep.py
+	$(BIN)/mypy scripts/heat_compat_sweep.py scripts/check_imports.py
 	$(BIN)/mypy $(EXAMPLE)/src $(EXAMPLE)/tests
+	$(BIN)/python scripts/check_imports.py conv_tasks
 
 # Engine benchmark numbers also go to $(BENCH_JSON) (see benchmarks/bench_engine.py --help).
 BENCH_JSON ?= $(or $(TMPDIR),/tmp)/conv-tasks-bench-engine.json

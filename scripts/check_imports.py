@@ -44,6 +44,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeGuard
 
 RULE_NAMES = ("MAY_IMPORT", "MUST_NOT_IMPORT", "LAYERS")
 
@@ -85,6 +86,8 @@ class Face:
     lines: dict[str, int] = field(default_factory=dict)
     # Names the face binds itself (a function re-exported under its module's name, say).
     names: set[str] = field(default_factory=set)
+    # Rules whose value is not a literal tuple of names.
+    malformed: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -158,17 +161,33 @@ def _face(package: str, shown: str, source: ast.Module) -> Face:
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         for target in targets:
-            if not (isinstance(target, ast.Name) and target.id in RULE_NAMES):
-                continue
-            face.lines[target.id] = node.lineno
-            value = ast.literal_eval(node.value) if node.value is not None else None
-            if target.id == "LAYERS":
-                face.layers = tuple(tuple(layer) for layer in value)
-            elif target.id == "MAY_IMPORT":
-                face.may_import = tuple(value)
-            else:
-                face.must_not_import = tuple(value)
+            if isinstance(target, ast.Name) and target.id in RULE_NAMES:
+                face.lines[target.id] = node.lineno
+                _read_rule(face, target.id, node.value)
     return face
+
+
+def _read_rule(face: Face, name: str, value: ast.expr | None) -> None:
+    """One rule's value, which must be a literal: a tuple of names (LAYERS: of tuples)."""
+    try:
+        found = ast.literal_eval(value) if value is not None else None
+    except ValueError:
+        found = None
+    if name == "LAYERS":
+        if isinstance(found, tuple) and all(_names(layer) for layer in found):
+            face.layers = tuple(layer for layer in found if _names(layer))
+            return
+    elif _names(found):
+        if name == "MAY_IMPORT":
+            face.may_import = found
+        else:
+            face.must_not_import = found
+        return
+    face.malformed.append(name)
+
+
+def _names(value: object) -> TypeGuard[tuple[str, ...]]:
+    return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
 
 
 def _imports(tree: Tree, module: str, path: Path, source: ast.Module) -> Iterator[Import]:
@@ -176,6 +195,8 @@ def _imports(tree: Tree, module: str, path: Path, source: ast.Module) -> Iterato
     shown = tree.shown(path)
 
     def walk(node: ast.AST, how: str) -> Iterator[Import]:
+        # A lazy import (inside a function) and one under `if TYPE_CHECKING:` count as much
+        # as one at module level: they are named, so that a breach says which it is.
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             for child in node.body:
                 yield from walk(child, "type-checking")
@@ -198,10 +219,10 @@ def _imports(tree: Tree, module: str, path: Path, source: ast.Module) -> Iterato
                 if target not in tree.modules or (face and alias.name in face.names):
                     target = base
                 yield Import(module, shown, node.lineno, target, how)
-        for child in ast.iter_child_nodes(node):
-            yield from walk(child, how)
+        for inner in ast.iter_child_nodes(node):
+            yield from walk(inner, how)
 
-    yield from walk(source, "eager")
+    return walk(source, "eager")
 
 
 def _from_base(home: str, node: ast.ImportFrom) -> str:
@@ -230,6 +251,14 @@ def _face_breaches(tree: Tree) -> Iterator[Breach]:
     for face in tree.faces.values():
         if not face.docstring:
             yield Breach(face.path, 1, "face", "the face has no docstring saying what it is for")
+        for rule in face.malformed:
+            yield Breach(
+                face.path,
+                face.lines[rule],
+                "face",
+                f"{rule} must be a literal tuple of names"
+                + (" (LAYERS: a tuple of such tuples)" if rule == "LAYERS" else ""),
+            )
         wanted = ("LAYERS",) if face.package == tree.root else RULE_NAMES[:2]
         for rule in wanted:
             if rule not in face.lines:
@@ -265,6 +294,14 @@ def _face_breaches(tree: Tree) -> Iterator[Breach]:
                     f"{entry} is in both MAY_IMPORT and MUST_NOT_IMPORT",
                 )
         yield from _layer_breaches(tree, face)
+    for imported in tree.imports:
+        if imported.module == tree.root and inside(imported.target, tree.root):
+            yield Breach(
+                imported.path,
+                imported.line,
+                "face",
+                f"the root's face imports {imported.target}: it must import nothing of {tree.root}",
+            )
 
 
 def _layer_breaches(tree: Tree, face: Face) -> Iterator[Breach]:
@@ -321,7 +358,8 @@ def _import_breaches(tree: Tree, imported: Import) -> Iterator[Breach]:
                     f"{module} imports {target}: {package}'s face says it must never import "
                     f"{entry}",
                 )
-        allowed = any(inside(target, entry) for entry in face.may_import or ())
+        # The root's face (the distribution's name and version) is anyone's to import.
+        allowed = target == tree.root or any(inside(target, e) for e in face.may_import or ())
         if inside(target, tree.root) and package != tree.root and not allowed:
             yield breach(
                 "may-import",

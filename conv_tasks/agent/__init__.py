@@ -16,4 +16,16 @@ credential.
 
 from conv_tasks.agent.command import agent
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.broker", "conv_tasks.errors", "conv_tasks.limits")
+MUST_NOT_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.syncpoint",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = ["agent"]

@@ -15,4 +15,23 @@ require("edge", "The HTTP edge (`conv-tasks api`)")
 
 from conv_tasks.api.app import ApiApp, json_response  # noqa: E402
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.edge",
+    "conv_tasks.errors",
+    "conv_tasks.extras",
+    "conv_tasks.limits",
+    "conv_tasks.requests",
+    "conv_tasks.resources",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.server",
+    "conv_tasks.tasks",
+    "conv_tasks.ui",
+    "jinja2",
+    "sqlalchemy",
+)
+
 __all__ = ["ApiApp", "json_response"]

@@ -17,6 +17,21 @@ from conv_tasks.beat.lease import BeatKeys, BeatLease, JobGate
 from conv_tasks.beat.scheduler import LeasedScheduler
 from conv_tasks.beat.slots import Job, LeaseTerms, due, keep_ms, slot_of
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.errors",
+    "conv_tasks.faults",
+    "conv_tasks.settings",
+    "conv_tasks.syncpoint",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.tasks",
+    "psycopg",
+    "sqlalchemy",
+)
+
 __all__ = [
     "BeatKeys",
     "BeatLease",

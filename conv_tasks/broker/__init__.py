@@ -20,6 +20,16 @@ from conv_tasks.broker.options import (
 )
 from conv_tasks.broker.queue_check import check_queues, refusal
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors", "conv_tasks.sentinel_urls", "conv_tasks.settings")
+MUST_NOT_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.syncpoint",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = [
     "NODE_QUEUE",
     "QUEUE_TYPE_SETTING",

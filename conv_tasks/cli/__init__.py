@@ -16,4 +16,39 @@ only the group and its console script (main.py, which the script loads anyway).
 
 from conv_tasks.cli.main import cli, main
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.agent",
+    "conv_tasks.broker",
+    "conv_tasks.celery_processes",
+    "conv_tasks.client",
+    "conv_tasks.constraints",
+    "conv_tasks.db",
+    "conv_tasks.durations",
+    "conv_tasks.edge",
+    "conv_tasks.engine",
+    "conv_tasks.errors",
+    "conv_tasks.limits",
+    "conv_tasks.local_files",
+    "conv_tasks.masked_url",
+    "conv_tasks.requests",
+    "conv_tasks.resources",
+    "conv_tasks.secrets_at_rest",
+    "conv_tasks.server",
+    "conv_tasks.settings",
+    "conv_tasks.statuses",
+    "conv_tasks.tags",
+    "conv_tasks.tasks",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = ("conv_tasks.api", "conv_tasks.syncpoint", "conv_tasks.ui")
+# Highest first.
+LAYERS = (
+    ("conv_tasks.cli.main", "conv_tasks.cli.demo"),
+    ("conv_tasks.cli.commands",),
+    ("conv_tasks.cli.context",),
+    ("conv_tasks.cli.render",),
+    ("conv_tasks.cli.failures",),
+)
+
 __all__ = ["cli", "main"]

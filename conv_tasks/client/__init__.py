@@ -17,4 +17,16 @@ decide what the engine decides. The CLI and the HTTP edge reach the engine throu
 from conv_tasks.client.sending import sender_app
 from conv_tasks.client.tenant import Client
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors", "conv_tasks.masked_url", "conv_tasks.requests")
+MUST_NOT_IMPORT = (
+    "click",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = ["Client", "sender_app"]

@@ -24,6 +24,16 @@ from conv_tasks.connections.limits import RateLimiter
 from conv_tasks.connections.service import ConnectionHandle, Connections
 from conv_tasks.connections.specs import CELERY, HTTP, KINDS, POSTGRESQL, ConnectionSpec, RateLimit
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.broker",
+    "conv_tasks.errors",
+    "conv_tasks.provider_errors",
+    "conv_tasks.sdk",
+    "conv_tasks.sentinel_urls",
+)
+MUST_NOT_IMPORT = ("conv_tasks.db", "conv_tasks.engine", "conv_tasks.tasks", "sqlalchemy")
+
 __all__ = [
     "CELERY",
     "EMPTY",

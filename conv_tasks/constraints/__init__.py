@@ -22,6 +22,21 @@ from conv_tasks.constraints.registry import (
     load_checkers,
 )
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.template",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Checker",

@@ -48,6 +48,28 @@ from conv_tasks.db.session import driver_url, reset_after_fork, statement_count
 from conv_tasks.db.stacks import RunningOperation
 from conv_tasks.db.wait_handles import PostgresWaitHandles, signals_of
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.deployments",
+    "conv_tasks.errors",
+    "conv_tasks.graph",
+    "conv_tasks.secrets_at_rest",
+    "conv_tasks.settings",
+    "conv_tasks.statuses",
+    "conv_tasks.tags",
+    "conv_tasks.waitconditions",
+)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.cli",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.tasks",
+    "kombu",
+    "redis",
+)
+
 __all__ = [
     "FAILURES_KEPT",
     "SEALED_COLUMNS",

@@ -37,6 +37,21 @@ from conv_tasks.deployments.signals import (
 )
 from conv_tasks.deployments.store import DeploymentStore
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors", "conv_tasks.limits")
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "CONV_TASKS_SIGNAL",
     "HEAT_TRANSPORTS",

@@ -42,6 +42,18 @@ from conv_tasks.edge.faults import (  # noqa: E402
 from conv_tasks.edge.gateway import TaskGateway  # noqa: E402
 from conv_tasks.edge.request_limits import check_headers  # noqa: E402
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.client", "conv_tasks.errors", "conv_tasks.extras")
+MUST_NOT_IMPORT = (
+    "conv_tasks.api",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.server",
+    "conv_tasks.tasks",
+    "conv_tasks.ui",
+    "sqlalchemy",
+)
+
 __all__ = [
     "ALL_TENANTS",
     "TOKEN_HEADER",

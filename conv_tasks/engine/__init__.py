@@ -67,6 +67,54 @@ from conv_tasks.engine.upkeep import (
     run_watchdog,
 )
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.constraints",
+    "conv_tasks.db",
+    "conv_tasks.deployments",
+    "conv_tasks.errors",
+    "conv_tasks.faults",
+    "conv_tasks.graph",
+    "conv_tasks.limits",
+    "conv_tasks.provider_errors",
+    "conv_tasks.requests",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.secrets_at_rest",
+    "conv_tasks.settings",
+    "conv_tasks.statuses",
+    "conv_tasks.suggestions",
+    "conv_tasks.syncpoint",
+    "conv_tasks.tags",
+    "conv_tasks.template",
+    "conv_tasks.waitconditions",
+)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.api",
+    "conv_tasks.cli",
+    "conv_tasks.client",
+    "conv_tasks.server",
+    "conv_tasks.tasks",
+    "conv_tasks.testing",
+    "conv_tasks.ui",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+# Highest first: the picture in the docstring above.
+LAYERS = (
+    ("conv_tasks.engine.assembly",),
+    ("conv_tasks.engine.features", "conv_tasks.engine.upkeep"),
+    ("conv_tasks.engine.read",),
+    ("conv_tasks.engine.stack", "conv_tasks.engine.node"),
+    ("conv_tasks.engine.environment",),
+    ("conv_tasks.engine.definition", "conv_tasks.engine.dispatch", "conv_tasks.engine.payload"),
+)
+
 __all__ = [
     "BACKOFF_LAST",
     "ApplyRequest",

@@ -10,6 +10,23 @@ from .planner import ExistingVersion, TraversalPlan, plan_traversal
 from .traversal import TraversalGraph
 from .walk import plan_walk
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.tasks",
+    "conv_tasks.template",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "ExistingVersion",
     "NodeKey",

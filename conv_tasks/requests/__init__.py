@@ -48,6 +48,27 @@ from conv_tasks.requests.stack import (
 )
 from conv_tasks.requests.stack_fields import TAG_LIST_SCHEMA
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.errors",
+    "conv_tasks.input_text",
+    "conv_tasks.limits",
+    "conv_tasks.statuses",
+    "conv_tasks.tags",
+)
+MUST_NOT_IMPORT = (
+    "celery",
+    "click",
+    "conv_tasks.api",
+    "conv_tasks.cli",
+    "conv_tasks.client",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.tasks",
+    "jsonschema",
+    "sqlalchemy",
+)
+
 # Every request declared here.
 REQUESTS: tuple[type, ...] = (
     NewStackRequest,

@@ -43,6 +43,35 @@ from conv_tasks.sdk import (
     token_physical_id,
 )
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.errors",
+    "conv_tasks.provider_errors",
+    "conv_tasks.sdk",
+    "conv_tasks.suggestions",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.syncpoint",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+# Highest first: the registry lists the built-in types, which know nothing else here.
+LAYERS = (
+    ("conv_tasks.resources.registry",),
+    (
+        "conv_tasks.resources.builtin",
+        "conv_tasks.resources.deprecation",
+        "conv_tasks.resources.properties",
+        "conv_tasks.resources.provider_template",
+        "conv_tasks.resources.sandbox_faults",
+        "conv_tasks.resources.skeleton",
+    ),
+)
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "ActionContext",

@@ -146,6 +146,32 @@ from conv_tasks.template import (
 )
 from conv_tasks.waitconditions import SignalStatus, WaitHandleStore, WaitSignal, data_text
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.deployments",
+    "conv_tasks.errors",
+    "conv_tasks.limits",
+    "conv_tasks.provider_errors",
+    "conv_tasks.statuses",
+    "conv_tasks.suggestions",
+    "conv_tasks.template",
+    "conv_tasks.waitconditions",
+)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.connections",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.syncpoint",
+    "conv_tasks.tasks",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 
 def connection_property(kind: str, *, required: bool = True) -> PropertySchema:
     """The `connection` property of a type whose `connection_kind` is `kind`: the name of a

@@ -14,4 +14,18 @@ from conv_tasks.secrets_at_rest.envelope import ENVELOPE_PREFIX, is_sealed
 from conv_tasks.secrets_at_rest.keys import new_key, parse_keys
 from conv_tasks.secrets_at_rest.sealer import PLAINTEXT, Sealer
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.settings",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = ["ENVELOPE_PREFIX", "PLAINTEXT", "Sealer", "is_sealed", "new_key", "parse_keys"]

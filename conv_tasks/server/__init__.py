@@ -14,4 +14,14 @@ require("edge", "The HTTP edge (`conv-tasks api`)")
 from conv_tasks.server.app import EdgeApp, build_app  # noqa: E402
 from conv_tasks.server.serve import edge_app, serve  # noqa: E402
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.api",
+    "conv_tasks.edge",
+    "conv_tasks.extras",
+    "conv_tasks.settings",
+    "conv_tasks.ui",
+)
+MUST_NOT_IMPORT = ("conv_tasks.db", "conv_tasks.engine", "conv_tasks.tasks", "sqlalchemy")
+
 __all__ = ["EdgeApp", "build_app", "edge_app", "serve"]

@@ -13,4 +13,14 @@ from conv_tasks.syncpoint.connection import get_redis
 from conv_tasks.syncpoint.result import FinishOutcome, Handoff
 from conv_tasks.syncpoint.store import STACK_POINT, PointSpec, SyncPointStore
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors", "conv_tasks.redis_client")
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = ["STACK_POINT", "FinishOutcome", "Handoff", "PointSpec", "SyncPointStore", "get_redis"]

@@ -78,6 +78,28 @@ from conv_tasks.template.resolve import definition_hash, resolve_outputs, resolv
 from conv_tasks.template.type_mapping import ProviderTemplate, map_resource_types, resolve_type
 from conv_tasks.template.yaml_source import TemplateSyntaxError, node_marks, parse_yaml
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.errors",
+    "conv_tasks.input_text",
+    "conv_tasks.limits",
+    "conv_tasks.suggestions",
+)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.graph",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.tasks",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "ALL_ATTRIBUTES",
     "ATTRIBUTES",

@@ -49,6 +49,30 @@ from conv_tasks.testing.report import CheckResult, ConformanceFailure, Report, V
 from conv_tasks.testing.retries import RetryBudget, ServiceBusy
 from conv_tasks.testing.sandbox_faults import sandbox_faults
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.broker",
+    "conv_tasks.celery_processes",
+    "conv_tasks.client",
+    "conv_tasks.connections",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.errors",
+    "conv_tasks.provider_errors",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "conv_tasks.settings",
+    "conv_tasks.statuses",
+    "conv_tasks.tasks",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.api",
+    "conv_tasks.cli",
+    "conv_tasks.server",
+    "conv_tasks.ui",
+    "sqlalchemy",
+)
+
 if TYPE_CHECKING:
     from conv_tasks.testing.cluster import Cluster
     from conv_tasks.testing.conformance import Conformance

@@ -22,6 +22,25 @@ from conv_tasks.ui.config import UiConfig, ui_config  # noqa: E402
 from conv_tasks.ui.routes import is_ui_path  # noqa: E402
 from conv_tasks.ui.session import COOKIE_NAME, Session, SessionCodec  # noqa: E402
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.edge",
+    "conv_tasks.errors",
+    "conv_tasks.extras",
+    "conv_tasks.input_text",
+    "conv_tasks.limits",
+    "conv_tasks.settings",
+    "conv_tasks.statuses",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.api",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.server",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = [
     "COOKIE_NAME",
     "Session",

@@ -15,6 +15,21 @@ from conv_tasks.waitconditions.signals import (
 )
 from conv_tasks.waitconditions.store import WaitHandleStore
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors", "conv_tasks.limits")
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.sdk",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "SignalStatus",
     "WaitHandleStore",

@@ -20,6 +20,37 @@ from conv_tasks.cli.commands.stack import stack
 from conv_tasks.cli.commands.template import template
 from conv_tasks.cli.commands.wait_condition import wait_condition
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.cli.context",
+    "conv_tasks.cli.failures",
+    "conv_tasks.cli.render",
+    "conv_tasks.client",
+    "conv_tasks.constraints",
+    "conv_tasks.db",
+    "conv_tasks.durations",
+    "conv_tasks.edge",
+    "conv_tasks.engine",
+    "conv_tasks.errors",
+    "conv_tasks.limits",
+    "conv_tasks.local_files",
+    "conv_tasks.requests",
+    "conv_tasks.resources",
+    "conv_tasks.secrets_at_rest",
+    "conv_tasks.server",
+    "conv_tasks.settings",
+    "conv_tasks.tags",
+    "conv_tasks.tasks",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.api",
+    "conv_tasks.cli.demo",
+    "conv_tasks.cli.main",
+    "conv_tasks.syncpoint",
+    "conv_tasks.ui",
+)
+
 __all__ = [
     "api",
     "beat",

@@ -18,6 +18,19 @@ from conv_tasks.cli.render.progress import ProgressView, expected_status, follow
 from conv_tasks.cli.render.resource_type import show_resource_type
 from conv_tasks.cli.render.validation import show_validation
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.cli.failures", "conv_tasks.client", "conv_tasks.statuses")
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.cli.commands",
+    "conv_tasks.cli.context",
+    "conv_tasks.cli.main",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = [
     "ProgressView",
     "chosen",

@@ -22,6 +22,30 @@ from conv_tasks.engine.definition.stack_inputs import (
 )
 from conv_tasks.engine.definition.validate import validate_template
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.constraints",
+    "conv_tasks.errors",
+    "conv_tasks.graph",
+    "conv_tasks.limits",
+    "conv_tasks.requests",
+    "conv_tasks.resources",
+    "conv_tasks.suggestions",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.db",
+    "conv_tasks.engine.assembly",
+    "conv_tasks.engine.environment",
+    "conv_tasks.engine.features",
+    "conv_tasks.engine.node",
+    "conv_tasks.engine.read",
+    "conv_tasks.engine.stack",
+    "conv_tasks.engine.upkeep",
+    "conv_tasks.syncpoint",
+)
+
 __all__ = [
     "EMPTY_TEMPLATE",
     "MASK",

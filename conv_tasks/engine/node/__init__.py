@@ -21,6 +21,31 @@ from conv_tasks.engine.node.delivery import Outcome
 from conv_tasks.engine.node.run import run_node
 from conv_tasks.engine.node.unhealthy import repaired_in_place
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.db",
+    "conv_tasks.engine.definition",
+    "conv_tasks.engine.environment",
+    "conv_tasks.engine.payload",
+    "conv_tasks.errors",
+    "conv_tasks.faults",
+    "conv_tasks.graph",
+    "conv_tasks.provider_errors",
+    "conv_tasks.resources",
+    "conv_tasks.statuses",
+    "conv_tasks.syncpoint",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.engine.assembly",
+    "conv_tasks.engine.features",
+    "conv_tasks.engine.read",
+    "conv_tasks.engine.stack",
+    "conv_tasks.engine.upkeep",
+    "conv_tasks.requests",
+)
+
 __all__ = [
     "BACKOFF_LAST",
     "Decision",

@@ -24,6 +24,30 @@ from conv_tasks.engine.read.views import (
     stored_outputs,
 )
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine.definition",
+    "conv_tasks.engine.environment",
+    "conv_tasks.engine.node",
+    "conv_tasks.engine.payload",
+    "conv_tasks.engine.stack",
+    "conv_tasks.errors",
+    "conv_tasks.graph",
+    "conv_tasks.provider_errors",
+    "conv_tasks.resources",
+    "conv_tasks.statuses",
+    "conv_tasks.tags",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.engine.assembly",
+    "conv_tasks.engine.features",
+    "conv_tasks.engine.upkeep",
+    "conv_tasks.syncpoint",
+)
+
 __all__ = [
     "iso_time",
     "list_events",

@@ -28,6 +28,31 @@ from conv_tasks.engine.stack.results import Marked, OperationResult
 from conv_tasks.engine.stack.tenant import TenantStacks
 from conv_tasks.requests import ApplyRequest, NewStackRequest
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine.definition",
+    "conv_tasks.engine.environment",
+    "conv_tasks.engine.payload",
+    "conv_tasks.errors",
+    "conv_tasks.graph",
+    "conv_tasks.limits",
+    "conv_tasks.requests",
+    "conv_tasks.resources",
+    "conv_tasks.statuses",
+    "conv_tasks.syncpoint",
+    "conv_tasks.tags",
+    "conv_tasks.template",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.engine.assembly",
+    "conv_tasks.engine.features",
+    "conv_tasks.engine.node",
+    "conv_tasks.engine.read",
+    "conv_tasks.engine.upkeep",
+)
+
 __all__ = [
     "LOST_WRITES",
     "Applied",

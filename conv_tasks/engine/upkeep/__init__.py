@@ -15,6 +15,21 @@ from conv_tasks.engine.upkeep.watchdog import (
     run_watchdog,
 )
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine.environment",
+    "conv_tasks.engine.stack",
+    "conv_tasks.settings",
+    "conv_tasks.statuses",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.engine.assembly",
+    "conv_tasks.engine.features",
+    "conv_tasks.engine.node",
+    "conv_tasks.engine.read",
+)
+
 __all__ = [
     "Judgement",
     "PurgeReport",

@@ -26,6 +26,20 @@ from conv_tasks.resources.builtin.wait_condition import WaitConditionResource
 from conv_tasks.resources.builtin.wait_condition_handle import WaitConditionHandleResource
 from conv_tasks.sdk import ResourceType
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.sdk",)
+MUST_NOT_IMPORT = (
+    "conv_tasks.connections",
+    "conv_tasks.db",
+    "conv_tasks.deployments",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.syncpoint",
+    "conv_tasks.template",
+    "conv_tasks.waitconditions",
+    "sqlalchemy",
+)
+
 BUILTIN_TYPES: tuple[type[ResourceType], ...] = (
     NoneResource,
     ValueResource,

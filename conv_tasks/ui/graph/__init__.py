@@ -17,4 +17,18 @@ statuses, reasons) into DOT except as an escaped label, nor on dot's command lin
 from conv_tasks.ui.graph.errors import GraphRenderError
 from conv_tasks.ui.graph.render import FOCUS_LIMIT, GraphView, render_svg
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.errors",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.api",
+    "conv_tasks.client",
+    "conv_tasks.db",
+    "conv_tasks.edge",
+    "conv_tasks.engine",
+    "conv_tasks.tasks",
+    "jinja2",
+    "starlette",
+)
+
 __all__ = ["FOCUS_LIMIT", "GraphRenderError", "GraphView", "render_svg"]

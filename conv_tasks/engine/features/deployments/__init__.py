@@ -17,6 +17,25 @@ from conv_tasks.engine.features.deployments.signal import (
 )
 from conv_tasks.engine.features.deployments.views import list_deployments, show_deployment
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.deployments",
+    "conv_tasks.engine.definition",
+    "conv_tasks.engine.environment",
+    "conv_tasks.engine.read",
+    "conv_tasks.errors",
+    "conv_tasks.limits",
+    "conv_tasks.statuses",
+)
+MUST_NOT_IMPORT = (
+    "conv_tasks.engine.assembly",
+    "conv_tasks.engine.features.nested",
+    "conv_tasks.engine.features.waits",
+    "conv_tasks.engine.node",
+    "conv_tasks.engine.upkeep",
+)
+
 __all__ = [
     "apply_signal",
     "check_action",

@@ -10,4 +10,14 @@ twice.
 
 from conv_tasks.resources.builtin.celery_task.resource import CeleryTaskResource
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.sdk",)
+MUST_NOT_IMPORT = (
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.tasks",
+    "sqlalchemy",
+)
+
 __all__ = ["CeleryTaskResource"]

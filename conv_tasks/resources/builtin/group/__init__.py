@@ -56,6 +56,21 @@ from conv_tasks.resources.builtin.group.resource import ResourceGroup
 from conv_tasks.resources.builtin.group.rollout import Move, NextMove, Rollout
 from conv_tasks.resources.builtin.group.static import static_group_problems
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.sdk",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "conv_tasks.template",
+    "httpx",
+    "kombu",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "SERVERS",
     "SHARED",

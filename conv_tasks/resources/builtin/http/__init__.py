@@ -34,6 +34,18 @@ from conv_tasks.resources.builtin.http.locations import (
 )
 from conv_tasks.resources.builtin.http.resource import HttpResource
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.sdk",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "psycopg",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = [
     "DEFAULT_ITEM_URL",
     "ID_PATH_PATTERN",

@@ -11,4 +11,16 @@ puts a password or a statement in a message, and never drops an object it did no
 from conv_tasks.resources.builtin.postgresql.database import PostgreSQLDatabase
 from conv_tasks.resources.builtin.postgresql.role import PostgreSQLRole
 
+# The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
+MAY_IMPORT = ("conv_tasks.sdk",)
+MUST_NOT_IMPORT = (
+    "celery",
+    "conv_tasks.db",
+    "conv_tasks.engine",
+    "conv_tasks.resources",
+    "httpx",
+    "redis",
+    "sqlalchemy",
+)
+
 __all__ = ["PostgreSQLDatabase", "PostgreSQLRole"]
