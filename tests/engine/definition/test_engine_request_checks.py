@@ -7,7 +7,8 @@ item 6). A stored template (no constraints) still builds."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 import pytest
 
@@ -15,6 +16,8 @@ from conv_tasks.constraints import installed_checkers
 from conv_tasks.engine.definition.model import StackDefinition
 from conv_tasks.engine.definition.validate import validate_template
 from conv_tasks.errors import TemplateError
+from conv_tasks.resources import build_registry
+from conv_tasks.sdk import MAP, ChildTemplateSource, PropertySchema, ResourceType
 from conv_tasks.template.environment import merge_environments
 from tests.refused_templates import DEEP, ENVIRONMENT, FACADE, FILES, GROUP, HEAD, STRICT, VALUE
 
@@ -145,3 +148,38 @@ def test_resource_facade_in_a_nested_template_is_accepted() -> None:
     nested += f"      template: {json.dumps(child)}\n"
     assert validate_template(nested)["valid"], validate_template(nested)["errors"]
     StackDefinition.build(nested, {}, constraints=installed_checkers())
+
+
+class _Wrapper(ResourceType):
+    """A type of some other package, implemented by a child stack it writes itself: it is no
+    subclass of a built-in type; it says where its child's template is (SDK 1.3)."""
+
+    type_name: ClassVar[str] = "Example::Wrapper"
+    owns_child_stack: ClassVar[bool] = True
+    properties_schema: ClassVar[Mapping[str, PropertySchema] | None] = {
+        "inner": PropertySchema(MAP, "The child's template.", required=True)
+    }
+
+    @classmethod
+    def child_template_source(cls, properties: Mapping[str, Any]) -> ChildTemplateSource | None:
+        inner = properties.get("inner")
+        return ChildTemplateSource("inner", template=inner) if isinstance(inner, Mapping) else None
+
+
+def test_the_engine_checks_the_child_template_any_type_says_it_has() -> None:
+    # The engine asks the type (child_template_source), never which built-in class it is.
+    registry = build_registry()
+    registry.register(_Wrapper)
+    child = {
+        "heat_template_version": "2018-08-31",
+        "resources": {"wait": {"type": "OS::Heat::TestResource", "properties": {"wait_secs": -1}}},
+    }
+    source = HEAD + "resources:\n  w:\n    type: Example::Wrapper\n    properties:\n"
+    source += f"      inner: {json.dumps(child)}\n"
+    result = validate_template(source, registry=registry)
+    ((error),) = result["errors"]
+    assert error["path"] == "resources.w.properties.inner"
+    assert (
+        "the nested template (inline) is refused: resources.wait.properties.wait_secs"
+        in (error["message"])
+    )

@@ -1,16 +1,19 @@
-"""Which inputs of a child stack a preview takes as known only at apply (pure): a provider
-template's parameters are its properties, an OS::Heat::Stack's the keys of its
-`parameters`, a group's members are unknown whole; and which child resources read them."""
+"""Which inputs of a child stack a preview takes as known only at apply (pure): each type
+says (a provider template's parameters are its properties, an OS::Heat::Stack's the keys of
+its `parameters`; a group's members, and a type that does not say, are unknown whole); and
+which child resources read them."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from conv_tasks.engine.read.preview import _uncertain
 from conv_tasks.engine.read.preview_nested import NONE, Unknown, child_unknown, parameters_read
 from conv_tasks.resources.builtin import HeatStackResource
 from conv_tasks.resources.builtin.group.resource import ResourceGroup
 from conv_tasks.resources.provider_template import provider_template_type
+from conv_tasks.sdk import ResourceType
 from conv_tasks.template.model import ResourceSnippet
 
 BOX = provider_template_type(
@@ -69,3 +72,25 @@ def test_only_child_resources_that_read_an_unknown_input_are_uncertain() -> None
     assert _uncertain(sibling, {"a"}, unknown) == (
         "reads a, which will change: its values here are the current ones"
     )
+
+
+class _Pair(ResourceType):
+    """A type of some other package that owns a child stack: no subclass of a built-in type.
+    Its child's parameters are `left` and `right`, from the properties of the same names."""
+
+    type_name: ClassVar[str] = "Example::Pair"
+    owns_child_stack: ClassVar[bool] = True
+
+    @classmethod
+    def unknown_child_parameters(
+        cls, properties: Mapping[str, Any], unknown: Callable[[Any], bool]
+    ) -> frozenset[str] | None:
+        return frozenset(k for k in ("left", "right") if unknown(properties.get(k)))
+
+
+def test_any_type_that_owns_a_child_says_which_of_its_inputs_are_unknown() -> None:
+    # The preview asks the type (unknown_child_parameters), never which built-in class it is.
+    snippet = _snippet("Example::Pair", {"left": {"get_attr": ["src", "x"]}, "right": "known"})
+    assert child_unknown(_Pair, snippet, {"src"}, NONE) == Unknown(parameters=frozenset({"left"}))
+    # A type that does not say has every input of its child unknown.
+    assert child_unknown(ResourceType, snippet, {"src"}, NONE) == Unknown(every=True)
