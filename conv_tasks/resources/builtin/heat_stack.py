@@ -1,6 +1,6 @@
 """OS::Heat::Stack: a child stack from a template given inline, in this stack's region.
 
-The child is a real stack with its own traversal (conv_tasks.resources.nested). Its
+The child is a real stack with its own traversal (the SDK's NestedStackResource). Its
 outputs are the attribute `outputs` (and each output by its own name, as Heat allows);
 its reference is the child stack's id. A `context` naming a region is refused: conv_tasks
 has one region, its own.

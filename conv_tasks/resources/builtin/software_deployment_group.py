@@ -1,10 +1,10 @@
 """OS::Heat::SoftwareDeploymentGroup: one SoftwareDeployment per server, in a child stack.
 
-The child template is generated from `servers` (resources.group.deployment_members), one
-member named by each key, and wrapped as a ResourceGroup's is (resources.group.nested), so
+The child template is generated from `servers` (group/deployment_members.py), one
+member named by each key, and wrapped as a ResourceGroup's is (group/nested.py), so
 the members' outputs come back through the child's outputs. Creating, updating (a key added
 or removed adds or removes a member; a changed config updates every member), suspending,
-resuming and deleting are a nested stack's (resources.nested): each member does its own
+resuming and deleting are a nested stack's (NestedStackResource): each member does its own
 work with the server, a suspend included.
 """
 

@@ -4,7 +4,7 @@ deployments its `servers` give, and what is wrong with a `servers` map.
 Each key of `servers` is one member, an OS::Heat::SoftwareDeployment named by the key,
 whose `server` is the key's value; the group's other properties are every member's as
 written. Pure: properties in, (name, resource) members out; the child template around them
-is the group's (resources.group.nested).
+is the group's (nested.py).
 """
 
 from __future__ import annotations

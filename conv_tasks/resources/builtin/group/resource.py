@@ -1,7 +1,7 @@
 """OS::Heat::ResourceGroup: count members of one definition, kept in a child stack.
 
-The child stack's template is generated (resources.group.nested) and changed a batch at a
-time (resources.group.batches, rollout): a create with batch_create and an update of
+The child stack's template is generated (nested.py) and changed a batch at a
+time (batches.py, rollout.py): a create with batch_create and an update of
 resource_def with rolling_update go through several child updates, pause_time apart. Each
 step either starts a batch on the child or reads the child's state; none waits. Between
 polls everything lives in the plugin data, as JSON: the skip list, the rollout, the member
