@@ -141,7 +141,7 @@ def count_instructions(args: argparse.Namespace, pg: Any) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    from conv_tasks.testing.services import PrivatePostgres
+    from conv_tasks.testing import PrivatePostgres
 
     args = parse_args(argv)
     workdir = Path(tempfile.mkdtemp(prefix="conv-tasks-bench-scale-"))

@@ -18,7 +18,9 @@ The rules, for every import: at module level, inside a function (a lazy import),
 `if TYPE_CHECKING:` alike (a dependency is a dependency, whenever it is resolved):
 
 - face: a folder with Python files has an __init__.py with a docstring, MAY_IMPORT and
-  MUST_NOT_IMPORT (the root needs only LAYERS), whose names exist and do not contradict.
+  MUST_NOT_IMPORT (the root needs only LAYERS), whose names exist and do not contradict;
+  and the face binds no name of one of its modules to something else (which one
+  `from P import n` gives would depend on the order of imports).
 - behind-face: an import from outside a package names the package's face, never a module
   behind it (`from conv_tasks.resources import X`, not `conv_tasks.resources.nested`).
 - own-face: a module never imports the face of a package it is inside (the face imports it).
@@ -86,6 +88,8 @@ class Face:
     lines: dict[str, int] = field(default_factory=dict)
     # Names the face binds itself (a function re-exported under its module's name, say).
     names: set[str] = field(default_factory=set)
+    # Where each name the face imports comes from: (module, line).
+    sources: dict[str, tuple[str, int]] = field(default_factory=dict)
     # Rules whose value is not a literal tuple of names.
     malformed: list[str] = field(default_factory=list)
 
@@ -150,11 +154,11 @@ def _face(package: str, shown: str, source: ast.Module) -> Face:
     face = Face(package, shown, ast.get_docstring(source) is not None)
     for node in source.body:
         if isinstance(node, ast.ImportFrom) and node.module:
-            face.names.update(
-                alias.asname or alias.name
-                for alias in node.names
-                if f"{node.module}.{alias.name}" != f"{package}.{alias.name}"
-            )
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" != f"{package}.{alias.name}":
+                    bound = alias.asname or alias.name
+                    face.names.add(bound)
+                    face.sources[bound] = (f"{node.module}", node.lineno)
         elif isinstance(node, ast.FunctionDef | ast.ClassDef):
             face.names.add(node.name)
         if not (isinstance(node, ast.Assign | ast.AnnAssign)):
@@ -259,6 +263,16 @@ def _face_breaches(tree: Tree) -> Iterator[Breach]:
                 f"{rule} must be a literal tuple of names"
                 + (" (LAYERS: a tuple of such tuples)" if rule == "LAYERS" else ""),
             )
+        for name, (source, line) in sorted(face.sources.items()):
+            module = f"{face.package}.{name}"
+            if module in tree.modules and source != module:
+                # Which one `from P import n` gives would depend on the order of imports.
+                yield Breach(
+                    face.path,
+                    line,
+                    "face",
+                    f"the face binds {name} (from {source}), the name of its module {module}",
+                )
         wanted = ("LAYERS",) if face.package == tree.root else RULE_NAMES[:2]
         for rule in wanted:
             if rule not in face.lines:

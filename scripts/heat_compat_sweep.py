@@ -437,10 +437,10 @@ def own_workers(log_dir: Path) -> Iterator[None]:
     the configured PostgreSQL server, two workers and beat; set in this process's
     environment for the Client. All stopped, and the database dropped, at the end."""
     from conv_tasks.celery_processes import CeleryProcesses
+    from conv_tasks.db import drop_database
     from conv_tasks.secrets_at_rest import new_key
     from conv_tasks.settings import Settings, get_settings
-    from conv_tasks.testing import PrivateRedis
-    from conv_tasks.testing.services import drop_database, fresh_database
+    from conv_tasks.testing import PrivateRedis, fresh_database
 
     run = uuid.uuid4().hex[:6]
     redis = PrivateRedis()

@@ -14,7 +14,8 @@ processes it starts). The agent never imports worker code, and never logs a
 credential.
 """
 
-from conv_tasks.agent.command import agent
+# Not `agent`: that is the name of a module here (agent.py).
+from conv_tasks.agent.command import agent as agent_command
 
 # The import rules of this folder, checked by `make lint` (scripts/check_imports.py).
 MAY_IMPORT = ("conv_tasks.broker", "conv_tasks.errors", "conv_tasks.limits")
@@ -28,4 +29,4 @@ MUST_NOT_IMPORT = (
     "sqlalchemy",
 )
 
-__all__ = ["agent"]
+__all__ = ["agent_command"]

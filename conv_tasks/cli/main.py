@@ -6,7 +6,7 @@ from __future__ import annotations
 import click
 
 from conv_tasks import DISTRIBUTION
-from conv_tasks.agent import agent
+from conv_tasks.agent import agent_command
 from conv_tasks.cli import commands
 from conv_tasks.cli.context import Context
 from conv_tasks.cli.failures import EXIT_CODES, run
@@ -24,7 +24,7 @@ from conv_tasks.cli.failures import EXIT_CODES, run
         commands.beat,
         commands.deployment,
         commands.wait_condition,
-        agent,
+        agent_command,
         commands.output,
         commands.api,
     ],

@@ -70,7 +70,7 @@ from conv_tasks.provider_errors import (
     Throttled,
     Transient,
 )
-from conv_tasks.sdk.child_stacks import (
+from conv_tasks.sdk.children import (
     COMPLETE,
     FAILED,
     IN_PROGRESS,
@@ -79,7 +79,7 @@ from conv_tasks.sdk.child_stacks import (
     ChildStacks,
     ChildTemplateSource,
 )
-from conv_tasks.sdk.coerce import coerce, describe
+from conv_tasks.sdk.coercion import coerce, describe
 from conv_tasks.sdk.context import ActionContext, Connected, Sandbox, engine_service
 from conv_tasks.sdk.nested import (
     MIN_POLL_SECS,

@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 from conv_tasks.deployments import DeploymentStore
 from conv_tasks.errors import ResourceFailure
 from conv_tasks.provider_errors import Fatal
-from conv_tasks.sdk.child_stacks import ChildStacks
+from conv_tasks.sdk.children import ChildStacks
 from conv_tasks.waitconditions import WaitHandleStore
 
 

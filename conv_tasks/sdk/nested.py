@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from conv_tasks.errors import ConvTasksError, ResourceFailure
 from conv_tasks.limits import MAX_TIMEOUT_MINS, MIN_TIMEOUT_MINS
-from conv_tasks.sdk.child_stacks import (
+from conv_tasks.sdk.children import (
     COMPLETE,
     FAILED,
     IN_PROGRESS,

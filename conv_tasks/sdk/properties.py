@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from conv_tasks.errors import InvalidInput, Problem
-from conv_tasks.sdk.coerce import coerce, describe
+from conv_tasks.sdk.coercion import coerce, describe
 from conv_tasks.sdk.schema import LIST, MAP, PropertySchema
 from conv_tasks.sdk.translation import translate
 from conv_tasks.suggestions import did_you_mean

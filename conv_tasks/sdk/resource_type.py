@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from conv_tasks.errors import Problem
 from conv_tasks.provider_errors import Fatal
-from conv_tasks.sdk.child_stacks import ChildRequest, ChildTemplateSource
+from conv_tasks.sdk.children import ChildRequest, ChildTemplateSource
 from conv_tasks.sdk.context import ActionContext
 from conv_tasks.sdk.progress import Observed, Progress
 from conv_tasks.sdk.schema import AttributeSchema, PropertySchema

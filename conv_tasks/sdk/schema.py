@@ -20,7 +20,7 @@ from conv_tasks.errors import InvalidInput, Problem
 from conv_tasks.sdk.support import SupportStatus
 
 # The types of properties and attributes. A template's YAML often gives a scalar as a string:
-# the scalar types accept its obvious string forms (conv_tasks.sdk.coerce), and a step
+# the scalar types accept its obvious string forms (conv_tasks.sdk.coercion), and a step
 # sees the converted value.
 STRING = "string"
 """A string; a number or a boolean given for it becomes its text ("3", "true")."""

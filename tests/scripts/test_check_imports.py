@@ -336,3 +336,24 @@ def test_a_name_a_face_binds_is_the_faces_even_if_a_module_has_that_name(
         },
     )
     assert breaches(checker, package) == []
+
+
+def test_a_face_never_binds_the_name_of_one_of_its_modules_to_something_else(
+    checker: ModuleType, tmp_path: Path
+) -> None:
+    # `from pkg.low import inner` would give the function or the module pkg.low.inner,
+    # depending on whether that module was imported after the face.
+    package = _package(
+        tmp_path,
+        {
+            "pkg/low/__init__.py": (
+                '"""Low."""\n\nfrom pkg.low.other import helper as inner\n\n'
+                'MAY_IMPORT = ("pkg.base",)\nMUST_NOT_IMPORT = ()\n'
+            ),
+            "pkg/low/other.py": "def helper() -> int:\n    return 2\n",
+        },
+    )
+    assert breaches(checker, package) == [
+        "pkg/low/__init__.py:3: face: the face binds inner (from pkg.low.other), the name of "
+        "its module pkg.low.inner"
+    ]
