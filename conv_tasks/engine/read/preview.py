@@ -26,9 +26,6 @@ would first finish the action under way, with that action's definition, and then
 afresh to the new one: the preview decides the same way, on the resource as it will stand
 once that action finished. A resource that reads one whose action is under way is resolved
 with the last output that one recorded, and says so in `uncertain`.
-
-How an entry and the report are written is preview_report.py's; what an entry says of the
-real object (`reality`, by the type's `observe`), preview_reality.py's.
 """
 
 from __future__ import annotations
@@ -37,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from conv_tasks.db import ResourceVersion, version_of
+from conv_tasks.db import ResourceVersion, StackRow, version_of
 from conv_tasks.engine.definition import (
     EnvironmentSources,
     PreparedResource,
@@ -49,6 +46,8 @@ from conv_tasks.engine.node import (
     Decision,
     Verdict,
     decide,
+    masked,
+    observing_context,
     repaired_in_place,
 )
 from conv_tasks.engine.payload import read_stored_output
@@ -61,21 +60,12 @@ from conv_tasks.engine.read.preview_nested import (
     existing_of,
     parameters_read,
 )
-from conv_tasks.engine.read.preview_reality import reality
-from conv_tasks.engine.read.preview_report import (
-    CREATE,
-    DELETE,
-    REPLACE,
-    UNCHANGED,
-    UPDATE,
-    change_entry,
-    report,
-    resource_entry,
-)
 from conv_tasks.engine.read.views import stack_definition
 from conv_tasks.engine.stack import ChangeRequest, plan_change
 from conv_tasks.errors import ConvTasksError, NotFound
 from conv_tasks.graph import Phase, plan_traversal
+from conv_tasks.provider_errors import Throttled, Transient
+from conv_tasks.resources import ResourceType
 from conv_tasks.statuses import Action, Status
 from conv_tasks.template import (
     PLACEHOLDERS,
@@ -87,6 +77,10 @@ from conv_tasks.template import (
     with_identity,
 )
 
+CREATE, UPDATE, REPLACE, DELETE, UNCHANGED = "create", "update", "replace", "delete", "unchanged"
+ACTIONS = (CREATE, UPDATE, REPLACE, DELETE, UNCHANGED)
+# A change's marker in place of its old and new values, which derive from a hidden value.
+HIDDEN_CHANGE = "hidden"
 # The reason of a create that adopts an existing object instead (its id is not shown: a
 # hidden parameter may give it).
 ADOPTS = "adopts an existing object (external_id) instead of creating one"
@@ -129,7 +123,7 @@ def preview_stack(
         versions = [version_of(vars(row)) for row in tx.resources.of_stack(stack.id)]
     state = StackState(stack, definition, old, versions, existing_of(versions))
     entries = stack_changes(env, state, NONE)
-    return report(stack.name, True, entries)
+    return _report(stack.name, True, entries)
 
 
 def stack_changes(env: EngineEnv, state: StackState, unknown: Unknown) -> list[dict[str, Any]]:
@@ -181,7 +175,7 @@ def _changes(
         else:
             head = by_id[head_id]
             entry, prepared = _existing(env, state, head, plan.converge, by_id, changing, unknown)
-            entry["reality"] = reality(env, state.stack, head, state.definition)
+            entry["reality"] = _reality(env, state.stack, head, state.definition)
             action = entry["action"]
             # An input known only at apply may change the child even when it looks the same.
             if (
@@ -198,7 +192,7 @@ def _changes(
     heads = {v.name: v for v in state.versions if v.replaced_by is None}
     for gone in plan.removed:
         last = heads.get(gone)
-        entries.append(resource_entry(gone, last.type if last else "", DELETE))
+        entries.append(_entry(gone, last.type if last else "", DELETE))
     return entries, children
 
 
@@ -246,12 +240,12 @@ def _preview_create(
     entries = [
         _created(resources[node.name]) for node in plan.graph.order() if node.phase == Phase.UPDATE
     ]
-    return report(name, False, entries)
+    return _report(name, False, entries)
 
 
 def _created(snippet: ResourceSnippet) -> dict[str, Any]:
     """The entry of a resource the stack does not have yet: created, or adopted."""
-    return resource_entry(snippet.name, snippet.type, CREATE, ADOPTS if snippet.external_id else "")
+    return _entry(snippet.name, snippet.type, CREATE, ADOPTS if snippet.external_id else "")
 
 
 def _existing(
@@ -287,9 +281,7 @@ def _existing(
         reason = definition.reason(name, str(exc))
         if under_way:
             reason = f"{uncertain} ({reason})"
-        return resource_entry(
-            name, snippet.type, UPDATE, uncertain=f"not known yet: {reason}"
-        ), None
+        return _entry(name, snippet.type, UPDATE, uncertain=f"not known yet: {reason}"), None
     own = [v for v in versions if v.name == name]
     needs_replacement = prepared.resource_type().needs_replacement
     decision = _decide(env, head, own, prepared, needs_replacement)
@@ -303,13 +295,13 @@ def _existing(
         before, after = head.properties, prepared.properties
         for key in sorted(before.keys() | after.keys()):
             if before.get(key) != after.get(key):
-                changes[key] = change_entry(
+                changes[key] = _change(
                     before.get(key), after.get(key), hidden or key in secret, definition, old
                 )
     reason = definition.reason(name, decision.reason) if decision.reason else ""
     if decision.verdict == Verdict.CREATE and prepared.resolved.external_id is not None:
         reason = ADOPTS
-    return resource_entry(name, snippet.type, action, reason, changes, uncertain), prepared
+    return _entry(name, snippet.type, action, reason, changes, uncertain), prepared
 
 
 def _decide(
@@ -387,3 +379,115 @@ def _uncertain(snippet: ResourceSnippet, changing: set[str], unknown: Unknown) -
             "resource that will change: its values here are the current ones"
         )
     return None
+
+
+def _reality(
+    env: EngineEnv, stack: StackRow, head: ResourceVersion, definition: StackDefinition
+) -> dict[str, Any] | None:
+    """How the real object differs from what the stack last made it (its type's `observe`):
+    {"exists": False}, {"exists": True, "differs": [property names]}, {"unknown": why}; None
+    when it matches, or the type cannot observe. Names only: a value may be hidden.
+
+    A preview answers at once with what it could read: an observe that the service put off
+    (Throttled, Transient) is not asked again here, where a person or a script waits on a
+    public worker and a Retry-After may be long; its entry says `"retryable": True` (and the
+    service's `"retry_after"` seconds, when it gave them; the CLI: preview again), and the
+    rest of the preview stands."""
+    try:
+        plugin = definition.plugin_type(head.type, env.registry)()
+    except ConvTasksError:
+        return None
+    if type(plugin).observe is ResourceType.observe or head.physical_id is None:
+        return None
+    ctx = observing_context(env, stack.id, stack.tenant, head, plugin)
+    try:
+        observed = plugin.observe(ctx)
+    except Exception as exc:  # the service did not answer: say so, do not fail the preview
+        text = masked(plugin, ctx, str(exc)).strip().splitlines()
+        why = definition.reason(head.name, text[0] if text else type(exc).__name__)
+        if isinstance(exc, Throttled) and exc.retry_after:
+            return {"unknown": why, "retryable": True, "retry_after": exc.retry_after}
+        if isinstance(exc, Transient):
+            return {"unknown": why, "retryable": True}
+        return {"unknown": why}
+    if observed is None:
+        return None
+    if not observed.exists:
+        return {"exists": False}
+    differs = observed.differences(head.properties)
+    return {"exists": True, "differs": differs} if differs else None
+
+
+def _change(
+    before: Any, after: Any, hidden: bool, new: StackDefinition, old: StackDefinition | None
+) -> dict[str, Any]:
+    """{"old", "new"} of a property that differs; {"hidden": True} and neither value when
+    they derive from a hidden value (or differ only where one is masked): two masks would
+    say nothing, and the values must not be shown."""
+    if not hidden:
+        shown = _redacted(before, new, old), _redacted(after, new, old)
+        if shown[0] != shown[1]:
+            return {"old": shown[0], "new": shown[1]}
+    return {HIDDEN_CHANGE: True}
+
+
+def _redacted(value: Any, new: StackDefinition, old: StackDefinition | None) -> Any:
+    value = new.redact.value(value)
+    return old.redact.value(value) if old is not None else value
+
+
+def _entry(
+    name: str,
+    type_name: str,
+    action: str,
+    reason: str = "",
+    changes: dict[str, Any] | None = None,
+    uncertain: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "name": name,
+        "type": type_name,
+        "action": action,
+        "reason": reason,
+        "changes": changes or {},
+        "uncertain": uncertain,
+        "reality": None,
+        "nested_stack": None,
+        "nested": [],
+    }
+
+
+def summary(counts: Mapping[str, int]) -> str:
+    """ "2 to create, 1 to update, 1 to replace, 1 to delete, 3 unchanged"."""
+    parts = [f"{counts.get(a, 0)} to {a}" for a in (CREATE, UPDATE, REPLACE, DELETE)]
+    return ", ".join([*parts, f"{counts.get(UNCHANGED, 0)} unchanged"])
+
+
+def _report(stack: str, exists: bool, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    counts = _counts(entries)
+    inside = [n for e in entries for n in nested_entries(e)]
+    nested_counts = _counts(inside)
+    said = summary(counts)
+    if inside:
+        said += f"; inside nested stacks: {summary(nested_counts)}"
+    return {
+        "stack": stack,
+        "exists": exists,
+        "resources": entries,
+        "counts": counts,
+        "nested_counts": nested_counts,
+        "summary": said,
+    }
+
+
+def nested_entries(entry: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The entries inside an entry's nested stack, at any depth, parents first."""
+    found: list[dict[str, Any]] = []
+    for inner in entry.get("nested") or ():
+        found.append(inner)
+        found.extend(nested_entries(inner))
+    return found
+
+
+def _counts(entries: list[dict[str, Any]]) -> dict[str, int]:
+    return {action: sum(1 for e in entries if e["action"] == action) for action in ACTIONS}
