@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from conv_tasks.engine.read.preview import _uncertain
 from conv_tasks.engine.read.preview_nested import NONE, Unknown, child_unknown, parameters_read
+from conv_tasks.engine.read.preview_resource import why_uncertain
 from conv_tasks.resources.builtin import HeatStackResource
 from conv_tasks.resources.builtin.group.resource import ResourceGroup
 from conv_tasks.resources.provider_template import provider_template_type
@@ -65,11 +65,11 @@ def test_only_child_resources_that_read_an_unknown_input_are_uncertain() -> None
     reads = _snippet("T", {"value": {"list_join": ["-", [{"get_param": "value"}, "x"]]}})
     other = _snippet("T", {"value": {"get_param": "label"}})
     assert parameters_read(reads) == {"value"}
-    assert "value" in str(_uncertain(reads, set(), unknown))
-    assert _uncertain(other, set(), unknown) is None
-    assert _uncertain(other, set(), Unknown(every=True)) is not None
+    assert "value" in str(why_uncertain(reads, set(), unknown))
+    assert why_uncertain(other, set(), unknown) is None
+    assert why_uncertain(other, set(), Unknown(every=True)) is not None
     sibling = _snippet("T", {"value": {"get_attr": ["a", "output"]}})
-    assert _uncertain(sibling, {"a"}, unknown) == (
+    assert why_uncertain(sibling, {"a"}, unknown) == (
         "reads a, which will change: its values here are the current ones"
     )
 

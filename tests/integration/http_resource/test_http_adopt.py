@@ -13,7 +13,7 @@ import pytest
 from http_support import BROKER_NOTE, HttpCluster, http_resource, stack_of
 
 from conv_tasks.client import Client
-from conv_tasks.engine.read.preview import ADOPTS
+from conv_tasks.engine.read.preview_entries import ADOPTS
 from conv_tasks.errors import InvalidInput
 
 pytestmark = pytest.mark.broker("redis", reason=BROKER_NOTE)
