@@ -106,7 +106,7 @@ class CeleryProcesses:
 
     def wait_ready(self, timeout: float = 60.0) -> None:
         """Wait until every worker started here answers a ping over the broker."""
-        from conv_tasks.tasks import app
+        from conv_tasks.tasks import tasks_app as app
 
         wanted = {self.hostname(n) for n, p in self.procs.items() if not n.startswith("beat")}
         deadline = time.monotonic() + timeout

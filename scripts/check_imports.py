@@ -19,8 +19,8 @@ The rules, for every import: at module level, inside a function (a lazy import),
 
 - face: a folder with Python files has an __init__.py with a docstring, MAY_IMPORT and
   MUST_NOT_IMPORT (the root needs only LAYERS), whose names exist and do not contradict;
-  and the face binds no name of one of its modules to something else (which one
-  `from P import n` gives would depend on the order of imports).
+  and the face binds no name of one of its modules to something from another module
+  (which one `from P import n` gives would depend on the order of imports).
 - behind-face: an import from outside a package names the package's face, never a module
   behind it (`from conv_tasks.resources import X`, not `conv_tasks.resources.nested`).
 - own-face: a module never imports the face of a package it is inside (the face imports it).
@@ -158,7 +158,7 @@ def _face(package: str, shown: str, source: ast.Module) -> Face:
                 if f"{node.module}.{alias.name}" != f"{package}.{alias.name}":
                     bound = alias.asname or alias.name
                     face.names.add(bound)
-                    face.sources[bound] = (f"{node.module}", node.lineno)
+                    face.sources[bound] = (node.module, node.lineno)
         elif isinstance(node, ast.FunctionDef | ast.ClassDef):
             face.names.add(node.name)
         if not (isinstance(node, ast.Assign | ast.AnnAssign)):

@@ -136,7 +136,7 @@ def third_party(imp: Import) -> bool:
 
 def test_the_import_scan_finds_what_the_package_is_known_to_import() -> None:
     found = {(imp.module, imp.name, imp.lazy) for imp in all_imports()}
-    assert ("conv_tasks.resources.builtin.http.resource", "httpx", False) in found
+    assert ("conv_tasks.resources.builtin.http.target", "httpx", False) in found
     assert ("conv_tasks.edge.auth", "keystonemiddleware", True) in found
     assert ("conv_tasks.testing.plugin", "pytest", False) in found
     assert ("conv_tasks.cli.commands.api", "conv_tasks.server", True) in found

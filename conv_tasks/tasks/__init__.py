@@ -1,12 +1,13 @@
 """The Celery tasks: public stack API, graph nodes and beat jobs.
 
 Tasks are thin: parse the JSON payload, call the engine's face, return JSON. Other packages
-take from here the Celery app (`app`: workers run `celery -A conv_tasks.tasks.app`), the
+take from here the Celery app (`tasks_app`; workers run `celery -A conv_tasks.tasks.app`), the
 dispatcher that sends graph nodes through it (CeleryDispatcher), and the JSON Schemas of the
 public tasks (contracts). Nothing here speaks SQL or Redis itself.
 """
 
-from conv_tasks.tasks.app import app
+# Not `app`, the name of the module that makes it (app.py).
+from conv_tasks.tasks.app import app as tasks_app
 from conv_tasks.tasks.contracts import contracts, public_tasks
 from conv_tasks.tasks.runtime import CeleryDispatcher
 
@@ -38,4 +39,4 @@ MUST_NOT_IMPORT = (
     "sqlalchemy",
 )
 
-__all__ = ["CeleryDispatcher", "app", "contracts", "public_tasks"]
+__all__ = ["CeleryDispatcher", "contracts", "public_tasks", "tasks_app"]
